@@ -1,0 +1,30 @@
+package io.culprit.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class CulpritTest {
+
+    @Test
+    void unknownSubcommandIsAOneLineErrorWithNonZeroExit() {
+        CommandLine cl = Culprit.commandLine();
+        StringWriter err = new StringWriter();
+        cl.setErr(new PrintWriter(err));
+        int code = cl.execute("frobnicate");
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString().strip()).startsWith("culprit: ").contains("frobnicate").doesNotContain("\n");
+    }
+
+    @Test
+    void helpListsEverySubcommand() {
+        CommandLine cl = Culprit.commandLine();
+        StringWriter out = new StringWriter();
+        cl.setOut(new PrintWriter(out));
+        assertThat(cl.execute("--help")).isZero();
+        assertThat(out.toString()).contains("ps", "attach", "exec", "load", "lab", "diagnose", "analyze", "demo");
+    }
+}
