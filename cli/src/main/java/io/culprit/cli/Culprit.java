@@ -1,5 +1,6 @@
 package io.culprit.cli;
 
+import io.culprit.cli.agent.CulpritException;
 import io.culprit.cli.diagnose.AnalyzeCommand;
 import io.culprit.cli.diagnose.DiagnoseCommand;
 import io.culprit.cli.lab.LabCommand;
@@ -39,7 +40,7 @@ public final class Culprit implements Runnable {
         });
         cl.setExecutionExceptionHandler((ex, c, parsed) -> {
             c.getErr().println("culprit: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
-            return 1;
+            return ex instanceof CulpritException ? ((CulpritException) ex).exitCode() : 1;
         });
         return cl;
     }
