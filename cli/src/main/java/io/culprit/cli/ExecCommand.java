@@ -53,7 +53,10 @@ public final class ExecCommand implements Callable<Integer> {
                         if (!json) System.out.println(f.text);
                         break;
                     case DATA:
-                        result.set("data", f.data);
+                        // Repeating commands (dashboard -n 3) send one result per frame: keep them all.
+                        if (!result.has("data")) result.set("data", f.data);
+                        else if (result.get("data").isArray() && result.has("frames")) ((ArrayNode) result.get("data")).add(f.data);
+                        else result.put("frames", true).set("data", mapper.createArrayNode().add(result.get("data")).add(f.data));
                         break;
                     case ERR:
                         System.err.println("culprit: " + f.text);
@@ -63,6 +66,7 @@ public final class ExecCommand implements Callable<Integer> {
                         break;
                 }
             });
+            result.remove("frames");
             result.put("code", code);
             worst = Math.max(worst, code);
             if (code != 0) break; // later commands may depend on this one (e.g. "trace ...; stop")

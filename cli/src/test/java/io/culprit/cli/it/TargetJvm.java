@@ -76,6 +76,26 @@ public final class TargetJvm implements AutoCloseable {
         return process.pid();
     }
 
+    /** The loopback port of the target's /ping endpoint (printed as {@code PORT n}). */
+    public int port() {
+        synchronized (output) {
+            return output.stream().filter(l -> l.startsWith("PORT ")).map(l -> Integer.parseInt(l.substring(5))).findFirst()
+                    .orElseThrow(() -> new AssertionError("target printed no PORT line:\n" + log()));
+        }
+    }
+
+    /** True when the target still answers GET /ping: it kept serving through whatever the test did. */
+    public boolean serves() {
+        try {
+            java.net.HttpURLConnection c = (java.net.HttpURLConnection) new java.net.URL("http://127.0.0.1:" + port() + "/ping").openConnection();
+            c.setConnectTimeout(2000);
+            c.setReadTimeout(5000);
+            return c.getResponseCode() == 200;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }
