@@ -1,0 +1,201 @@
+package io.culprit.diagnosis;
+
+import io.culprit.diagnosis.internal.LoadJson;
+import io.culprit.model.CaseFile;
+import io.culprit.model.CaseInfo;
+import io.culprit.model.Series;
+import io.culprit.model.Table;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A read-only view of one case file for rules: cached series and tables, column statistics,
+ * window alignment across series, correlation, and per-request normalisation. It never throws
+ * for absent evidence: lookups are Optional or NaN, so rules can answer NOT_ASSESSED.
+ */
+public final class Evidence {
+    private final CaseFile caseFile;
+    private final CaseInfo info;
+    private final Map<String, Optional<Series>> series = new HashMap<>();
+    private final Map<String, Optional<Table>> tables = new HashMap<>();
+
+    public Evidence(CaseFile caseFile) {
+        this.caseFile = caseFile;
+        this.info = caseFile.info();
+    }
+
+    public CaseFile caseFile() { return caseFile; }
+    public CaseInfo info() { return info; }
+
+    /** A series; {@code requests} falls back to the windows of {@code load.json} when not recorded as a series. */
+    public Optional<Series> series(String name) {
+        return series.computeIfAbsent(name, n -> {
+            Optional<Series> s = caseFile.series(n);
+            return s.isEmpty() && n.equals("requests") ? LoadJson.requests(caseFile.dir()) : s;
+        });
+    }
+
+    public Optional<Table> table(String name) {
+        return tables.computeIfAbsent(name, caseFile::table);
+    }
+
+    /** A table that exists and has rows. */
+    public Optional<Table> rows(String name) {
+        return table(name).filter(t -> !t.isEmpty());
+    }
+
+    public Optional<double[]> column(String seriesName, String column) {
+        return series(seriesName).flatMap(s -> s.column(column))
+                .filter(c -> java.util.Arrays.stream(c).anyMatch(Double::isFinite));
+    }
+
+    public boolean has(String seriesName, String column) {
+        return column(seriesName, column).isPresent();
+    }
+
+    public Optional<ColumnStats> stats(String seriesName, String column) {
+        return column(seriesName, column).map(ColumnStats::new);
+    }
+
+    /**
+     * Pairs of values of two columns, possibly from series with different windows, matched by
+     * time: each window of {@code a} is paired with the window of {@code b} that contains its
+     * start. Windows where either value is NaN are dropped.
+     */
+    public double[][] aligned(String seriesA, String colA, String seriesB, String colB) {
+        Optional<Series> sa = series(seriesA);
+        Optional<Series> sb = series(seriesB);
+        if (sa.isEmpty() || sb.isEmpty()) return new double[0][];
+        Optional<double[]> a = sa.get().column(colA);
+        Optional<double[]> b = sb.get().column(colB);
+        if (a.isEmpty() || b.isEmpty()) return new double[0][];
+        List<Long> ta = sa.get().t();
+        List<Long> tb = sb.get().t();
+        long wb = Math.max(1, sb.get().intervalMs());
+        List<double[]> out = new ArrayList<>();
+        int j = 0;
+        for (int i = 0; i < ta.size(); i++) {
+            long t = ta.get(i);
+            while (j + 1 < tb.size() && tb.get(j + 1) <= t) j++;
+            if (tb.isEmpty() || t < tb.get(j) || t >= tb.get(j) + wb) continue;
+            double x = a.get()[i];
+            double y = b.get()[j];
+            if (Double.isFinite(x) && Double.isFinite(y)) out.add(new double[] {x, y});
+        }
+        return out.toArray(new double[0][]);
+    }
+
+    /** Pearson correlation of two aligned columns; NaN with fewer than 3 windows or no variance. */
+    public double correlation(String seriesA, String colA, String seriesB, String colB) {
+        return Stats.pearson(aligned(seriesA, colA, seriesB, colB));
+    }
+
+    /** Seconds observed: the case's time range, else the longest series, else a table's meta. */
+    public double observedSeconds() {
+        double d = info.durationSeconds();
+        if (d > 0) return d;
+        double best = Double.NaN;
+        for (String n : caseFile.seriesNames()) {
+            Series s = series(n).orElse(null);
+            if (s != null && s.size() > 0) {
+                double secs = s.size() * s.intervalMs() / 1000.0;
+                if (!(best >= secs)) best = secs;
+            }
+        }
+        if (Double.isFinite(best)) return best;
+        for (String n : caseFile.tableNames()) {
+            double m = meta(table(n).orElse(null), "seconds");
+            if (Double.isFinite(m)) return m;
+        }
+        return Double.NaN;
+    }
+
+    /** Requests completed while observing: from the requests series, else any table's meta. */
+    public double requestCount() {
+        Optional<Series> req = series("requests");
+        Optional<double[]> rps = req.flatMap(s -> s.column("rps"));
+        if (rps.isPresent()) {
+            double sum = 0;
+            for (double v : rps.get()) if (Double.isFinite(v)) sum += v * req.get().intervalMs() / 1000.0;
+            if (sum > 0) return sum;
+        }
+        for (String n : caseFile.tableNames()) {
+            double m = meta(table(n).orElse(null), "requests");
+            if (m > 0) return m;
+        }
+        return Double.NaN;
+    }
+
+    /** Mean client-observed latency in ms, weighted by rps; p50 stands in when no mean is recorded. */
+    public double meanLatencyMs() {
+        String col = has("requests", "meanMs") ? "meanMs" : "p50Ms";
+        double[][] pairs = aligned("requests", "rps", "requests", col);
+        double w = 0, s = 0;
+        for (double[] p : pairs) { w += p[0]; s += p[0] * p[1]; }
+        return w > 0 ? s / w : Double.NaN;
+    }
+
+    /** Total time spent in requests (ms), the denominator of "share of request time". */
+    public double requestTimeMs() {
+        return requestCount() * meanLatencyMs();
+    }
+
+    /** CPUs available to the target, from case.json's target.cpus; NaN when unknown. */
+    public double cpus() {
+        String c = info.target().get("cpus");
+        try {
+            return c == null ? Double.NaN : Double.parseDouble(c);
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
+    /** The row's {@code perRequest}, else its count over the requests the table (or case) saw. */
+    public double perRequest(Table t, int row) {
+        double v = t.number(row, "perRequest");
+        if (Double.isFinite(v)) return v;
+        double req = meta(t, "requests");
+        if (!(req > 0)) req = requestCount();
+        return req > 0 ? t.number(row, "count") / req : Double.NaN;
+    }
+
+    /** The row's {@code perSecond}, else its count over the seconds observed. */
+    public double perSecond(Table t, int row) {
+        double v = t.number(row, "perSecond");
+        if (Double.isFinite(v)) return v;
+        double secs = meta(t, "seconds");
+        if (!(secs > 0)) secs = observedSeconds();
+        return secs > 0 ? t.number(row, "count") / secs : Double.NaN;
+    }
+
+    /** A row's stack (list of frames), empty when absent. */
+    @SuppressWarnings("unchecked")
+    public static List<String> stack(Table t, int row, String column) {
+        Object v = t.rows().get(row).get(column);
+        if (!(v instanceof List)) return List.of();
+        List<String> out = new ArrayList<>();
+        for (Object o : (List<Object>) v) out.add(String.valueOf(o));
+        return out;
+    }
+
+    /** {@code culprit exec <pid> "cmd"}, with the case's pid when known, to confirm on the live service. */
+    public String confirm(String consoleCommand) {
+        String pid = info.target().getOrDefault("pid", "<pid>");
+        return "culprit exec " + pid + " \"" + consoleCommand + "\"";
+    }
+
+    /** A table column as text, or "" when absent, for rows whose fields are optional. */
+    public static String text(Table t, int row, String column) {
+        String s = t.text(row, column);
+        return s == null ? "" : s;
+    }
+
+    private static double meta(Table t, String key) {
+        if (t == null) return Double.NaN;
+        Object v = t.meta().get(key);
+        return v instanceof Number ? ((Number) v).doubleValue() : Double.NaN;
+    }
+}

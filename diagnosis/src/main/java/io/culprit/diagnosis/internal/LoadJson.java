@@ -1,0 +1,55 @@
+package io.culprit.diagnosis.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.culprit.model.CaseFile;
+import io.culprit.model.Series;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The {@code requests} series derived from the load generator's {@code load.json} (docs/LOAD.md,
+ * format {@code culprit-load} version 1), for case files that carry the load result but no
+ * {@code series/requests.json}. Latency is the coordinated-omission-corrected one.
+ */
+public final class LoadJson {
+    private LoadJson() { }
+
+    public static Optional<Series> requests(Path caseDir) {
+        Path p = caseDir.resolve("load.json");
+        if (!Files.isRegularFile(p)) return Optional.empty();
+        JsonNode root;
+        try {
+            root = CaseFile.json().readTree(p.toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + p + ": " + e.getMessage(), e);
+        }
+        if (!"culprit-load".equals(root.path("format").asText()) || root.path("version").asInt() > 1) return Optional.empty();
+        long windowMs = root.path("plan").path("window_ms").asLong(15_000);
+        Series.Builder b = Series.builder("requests", windowMs).unit("p50Ms", "ms").unit("p90Ms", "ms").unit("p99Ms", "ms")
+                .unit("maxMs", "ms").unit("meanMs", "ms");
+        for (JsonNode w : root.path("windows")) {
+            JsonNode lat = w.path("latency_ms");
+            Map<String, Double> row = new LinkedHashMap<>();
+            row.put("rps", num(w.path("achieved_rps")));
+            row.put("targetRps", num(w.path("target_rps")));
+            row.put("p50Ms", num(lat.path("p50")));
+            row.put("p90Ms", num(lat.path("p90")));
+            row.put("p99Ms", num(lat.path("p99")));
+            row.put("maxMs", num(lat.path("max")));
+            row.put("meanMs", num(lat.path("mean")));
+            row.put("errors", num(w.path("errors")));
+            b.row(w.path("start_epoch_ms").asLong(), row);
+        }
+        return Optional.of(b.build());
+    }
+
+    // null (closed-model target, empty window) is "not measured", never zero.
+    private static double num(JsonNode n) {
+        return n.isNumber() ? n.asDouble() : Double.NaN;
+    }
+}

@@ -1,0 +1,78 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.Optional;
+
+/**
+ * Exceptions thrown and caught on every request: each one fills a stack trace (the costly part)
+ * only to be swallowed, invisible in logs (CASES.md #3: 8 ClassNotFoundExceptions per call; #5:
+ * 30–40 binding exceptions per request, ~10 % of capacity).
+ */
+public final class CaughtExceptionsRule implements Rule {
+    /** A healthy request path throws nothing; one per request is paid on every call. */
+    static final double PER_REQUEST_WARN = 1;
+    /** Ten per request: stack filling becomes a CPU consumer of its own. */
+    static final double PER_REQUEST_CRITICAL = 10;
+    /** Without request counts: 100 per second is far beyond occasional error handling. */
+    static final double PER_SECOND_WARN = 100;
+    /**
+     * Cost of one throw with fillInStackTrace at framework stack depths (100–200 frames): 10–30 µs
+     * in JMH measurements of Throwable construction; 15 µs is used to estimate the CPU share.
+     */
+    static final double COST_PER_THROW_US = 15;
+
+    @Override public String id() { return "caught-exceptions"; }
+    @Override public String title() { return "Exceptions thrown and caught on the hot path"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<Table> table = ev.table("exceptions");
+        if (table.isEmpty()) return notAssessed("no table exceptions");
+        Table t = table.get();
+        int top = -1;
+        double perRequest = 0, perSecond = 0;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (Boolean.FALSE.equals(t.rows().get(i).get("caught"))) continue; // escaped: errors, not hidden cost
+            double pr = ev.perRequest(t, i), ps = ev.perSecond(t, i);
+            if (Double.isFinite(pr)) perRequest += pr;
+            if (Double.isFinite(ps)) perSecond += ps;
+            if (top < 0 || t.number(i, "count") > t.number(top, "count")) top = i;
+        }
+        Finding.Builder b = finding(Severity.OK).evidence("tables/exceptions");
+        if (top < 0) return b.summary("no caught exceptions recorded (" + t.rows().size() + " escaped types).").build();
+        boolean perReq = ev.requestCount() > 0 || Double.isFinite(t.number(top, "perRequest"));
+        double cpus = ev.cpus() > 0 ? ev.cpus() : 1;
+        double cpuShare = perSecond * COST_PER_THROW_US / 1e6 / cpus;
+        Severity sev = perReq
+                ? perRequest >= PER_REQUEST_CRITICAL ? Severity.CRITICAL : perRequest >= PER_REQUEST_WARN ? Severity.WARN : Severity.OK
+                : perSecond >= PER_SECOND_WARN ? Severity.WARN : Severity.OK;
+        String type = t.text(top, "type");
+        String site = t.text(top, "site");
+        String rate = (perReq ? Fmt.num(perRequest) + " per request, " : "") + Fmt.num(perSecond) + "/s";
+        if (sev == Severity.OK) return b.summary("caught exceptions: " + rate + ", top " + type + ".").build();
+        Object caught = t.rows().get(top).get("caught");
+        b.severity(sev).score(cpuShare).culprit(site).evidence("tables/exceptions#" + top)
+                .summary("exceptions thrown and " + (caught == null ? "probably " : "") + "caught: " + rate + "; top "
+                        + Fmt.num(ev.perRequest(t, top)) + " " + type + " per request at " + site
+                        + " (≈" + Fmt.pct(cpuShare) + " of " + Fmt.num(cpus) + " CPU(s) filling stack traces).")
+                .explanation("Each throw walks the stack to fill its trace; caught and ignored, it leaves no log line,"
+                        + " only CPU burnt on every request. The throw site and its callers show who asks for it.")
+                .fix("Avoid the exceptional path: check before calling (class presence, property existence),"
+                        + " cache the negative answer, or configure the framework not to probe on every call.")
+                .confirm(ev.confirm("exceptions -n 5") + " or \"watch " + watchTarget(site) + " '{throwExp}' -e\"");
+        if (cpuShare >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation").explains("thread-oversubscription");
+        return b.build();
+    }
+
+    private static String watchTarget(String site) {
+        if (site == null) return "*";
+        String m = io.culprit.diagnosis.Frames.stripLine(site);
+        int dot = m.lastIndexOf('.');
+        return dot > 0 ? m.substring(0, dot) + " " + m.substring(dot + 1) : m;
+    }
+}

@@ -1,0 +1,114 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Class loading on the request path: failed class loads, service-loader lookups, resource
+ * lookups and JAR scans, per request. A warmed-up service loads nothing per request; each
+ * failed load under a fat jar walks every nested jar (CASES.md #3: ~944 lookups per call), and a
+ * static-resource check can re-read JAR entries (#1).
+ */
+public final class ClassLoadingRule implements Rule {
+    /** Any lookup on every request is a repeated cost a cache or a one-time init would remove. */
+    static final double PER_REQUEST_WARN = 1;
+    /** Fifty lookups per request: with nested jars and I/O this costs milliseconds per call. */
+    static final double PER_REQUEST_CRITICAL = 50;
+    /** Without request counts: ten lookups a second after warm-up. */
+    static final double PER_SECOND_WARN = 10;
+    /** Hot frames that are class or resource lookup, to weigh this in CPU terms. */
+    private static final String[] LOOKUP_FRAMES = {
+        ".loadClass", ".findClass", "ServiceLoader", ".getResource", ".getNextJarEntry", "ZipFile", "JarFile"
+    };
+
+    @Override public String id() { return "hot-path-classloading"; }
+    @Override public String title() { return "Class loading, SPI and JAR scans on the request path"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<Table> table = ev.table("classloading");
+        if (table.isEmpty()) return notAssessed("no table classloading");
+        Table t = table.get();
+        Map<String, Double> byKind = new LinkedHashMap<>();
+        double perRequest = 0, perSecond = 0, totalMs = 0;
+        int top = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            double pr = ev.perRequest(t, i), ps = ev.perSecond(t, i);
+            if (Double.isFinite(pr)) perRequest += pr;
+            if (Double.isFinite(ps)) perSecond += ps;
+            if (Double.isFinite(t.number(i, "totalMs"))) totalMs += t.number(i, "totalMs");
+            byKind.merge(Evidence.text(t, i, "kind"), Double.isFinite(pr) ? pr : ps, Double::sum);
+            if (top < 0 || t.number(i, "count") > t.number(top, "count")) top = i;
+        }
+        Finding.Builder b = finding(Severity.OK).evidence("tables/classloading");
+        if (top < 0) return b.summary("no class or resource lookups recorded on the request path.").build();
+        boolean perReq = ev.requestCount() > 0 || Double.isFinite(t.number(top, "perRequest"));
+        Severity sev = perReq
+                ? perRequest >= PER_REQUEST_CRITICAL ? Severity.CRITICAL : perRequest >= PER_REQUEST_WARN ? Severity.WARN : Severity.OK
+                : perSecond >= PER_SECOND_WARN ? Severity.WARN : Severity.OK;
+        StringBuilder kinds = new StringBuilder();
+        byKind.forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ").append(Fmt.num(v)).append(' ').append(k));
+        String unit = perReq ? " per request" : "/s";
+        if (sev == Severity.OK) return b.summary("lookups" + unit + ": " + kinds + ".").build();
+        double timeShare = totalMs > 0 && ev.requestTimeMs() > 0 ? totalMs / ev.requestTimeMs() : Double.NaN;
+        double cpuShare = CpuSaturationRule.hotShare(ev, f -> { for (String p : LOOKUP_FRAMES) if (f.contains(p)) return true; return false; });
+        double score = Math.max(Double.isFinite(timeShare) ? timeShare : 0, Double.isFinite(cpuShare) ? cpuShare : 0);
+        String caller = Evidence.text(t, top, "caller");
+        String culprit = caller.isEmpty() ? Frames.firstNonJdk(Evidence.stack(t, top, "stack")) : caller;
+        b.severity(sev).score(score).culprit(culprit).evidence("tables/classloading#" + top)
+                .summary("lookups" + unit + ": " + kinds + "; top " + Fmt.num(perReq ? ev.perRequest(t, top) : ev.perSecond(t, top))
+                        + unit + " " + t.text(top, "kind") + " " + t.text(top, "name") + " by " + culprit
+                        + weight(timeShare, cpuShare) + ".")
+                .explanation("Class and resource lookups are meant to happen once at startup. On the request path a"
+                        + " failed load throws (and is usually swallowed), SPI lookups scan META-INF/services, and"
+                        + " under a fat jar every miss walks the nested jars with I/O.")
+                .fix("Do the lookup once and keep the result (cache the class, the service, the resource); stop"
+                        + " rebuilding the object that performs it; remove optional-module probing per call.")
+                .confirm(ev.confirm("classloading -i 5000") + " or \"stack " + stackTarget(culprit) + "\"")
+                .explains("tail-latency");
+        if (explainsExceptions(ev, t)) b.explains("caught-exceptions");
+        if (byKind.containsKey("jar-scan") || byKind.containsKey("resource-lookup")) b.explains("outside-handler");
+        if (score >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation").explains("slow-calls");
+        return b.build();
+    }
+
+    // Failed class loads surface as ClassNotFoundException / NoClassDefFoundError; other caught
+    // exceptions count only if thrown from a frame that also performs the lookups.
+    private static boolean explainsExceptions(Evidence ev, Table cl) {
+        Optional<Table> ex = ev.rows("exceptions");
+        if (ex.isEmpty()) return false;
+        Table t = ex.get();
+        for (int i = 0; i < t.rows().size(); i++) {
+            String type = String.valueOf(t.text(i, "type")).toLowerCase(Locale.ROOT);
+            if (type.contains("classnotfound") || type.contains("noclassdeffound") || type.contains("serviceconfiguration")) return true;
+            for (int j = 0; j < cl.rows().size(); j++) {
+                String caller = cl.text(j, "caller");
+                if (caller != null && Frames.mentions(Evidence.stack(t, i, "stack"), Frames.stripLine(caller))) return true;
+            }
+        }
+        return false;
+    }
+
+    private static String weight(double timeShare, double cpuShare) {
+        String time = Double.isFinite(timeShare) ? Fmt.pct(timeShare) + " of request time" : "";
+        String cpu = Double.isFinite(cpuShare) && cpuShare > 0 ? Fmt.pct(cpuShare) + " of CPU samples in lookups" : "";
+        if (time.isEmpty() && cpu.isEmpty()) return "";
+        return " (" + time + (time.isEmpty() || cpu.isEmpty() ? "" : ", ") + cpu + ")";
+    }
+
+    private static String stackTarget(String frame) {
+        if (frame == null) return "java.lang.ClassLoader loadClass";
+        String m = Frames.stripLine(frame);
+        int dot = m.lastIndexOf('.');
+        return dot > 0 ? m.substring(0, dot) + " " + m.substring(dot + 1) : m;
+    }
+}

@@ -1,0 +1,139 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Expensive objects built again on every request (converters, mappers, clients, contexts) that
+ * should be built once (CASES.md #3: a new HttpMessageConverters per encode/decode). The cost
+ * comes from the evidence: the table's {@code meanMs}, else the CPU profile's share of the
+ * type's constructor. Without a construction probe, the rule still sees it in the stacks of
+ * per-request class loading: a lookup made from inside an application or library constructor
+ * means that constructor runs per request. The construction also explains the class loading and
+ * exceptions its constructor causes when their stacks pass through it.
+ */
+public final class ConstructionRule implements Rule {
+    /** The collector records only costly types; one per request is one too many for those. */
+    static final double PER_REQUEST_WARN = 1;
+    /** A quarter of CPU or request time in constructors is the dominant cost of the service. */
+    static final double COST_CRITICAL = 0.25;
+
+    @Override public String id() { return "repeated-construction"; }
+    @Override public String title() { return "Expensive objects rebuilt on every request"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<Table> table = ev.table("construction");
+        if (table.isEmpty()) {
+            return fromLookupStacks(ev).orElseGet(() -> notAssessed("no table construction, and no per-request class loading"
+                    + " from inside a constructor"));
+        }
+        Table t = table.get();
+        int top = -1;
+        double topCost = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!(ev.perRequest(t, i) >= PER_REQUEST_WARN)) continue;
+            double c = cost(ev, t, i);
+            double key = Double.isFinite(c) ? c : 0;
+            if (top < 0 || key > topCost) { top = i; topCost = key; }
+        }
+        if (top < 0) {
+            return finding(Severity.OK).evidence("tables/construction").summary("no costly type constructed once or more per request ("
+                    + t.rows().size() + " types watched).").build();
+        }
+        double cost = cost(ev, t, top);
+        String type = t.text(top, "type");
+        String caller = Evidence.text(t, top, "caller");
+        String unit = Double.isFinite(t.number(top, "meanMs")) ? "request time" : "CPU samples";
+        return describe(ev, type, caller, cost).evidence("tables/construction#" + top)
+                .summary(Fmt.num(ev.perRequest(t, top)) + " new " + type + " per request (" + Fmt.num(t.number(top, "count"))
+                        + " in total)" + (caller.isEmpty() ? "" : ", built by " + caller)
+                        + (Double.isFinite(cost) ? ", " + Fmt.pct(cost) + " of " + unit : "") + ".")
+                .build();
+    }
+
+    // Stacks are top frame first: the deepest (outermost) non-JDK constructor is the object being
+    // built, the frame below it is who builds it.
+    private Optional<Finding> fromLookupStacks(Evidence ev) {
+        Optional<Table> cl = ev.rows("classloading");
+        if (cl.isEmpty()) return Optional.empty();
+        Table t = cl.get();
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!(ev.perRequest(t, i) >= PER_REQUEST_WARN)) continue;
+            List<String> stack = Evidence.stack(t, i, "stack");
+            for (int f = stack.size() - 1; f >= 0; f--) {
+                String frame = Frames.stripLine(stack.get(f));
+                if (!frame.endsWith(".<init>") || Frames.isJdk(frame) || isThrowable(frame)) continue;
+                String type = frame.substring(0, frame.length() - ".<init>".length());
+                String caller = f + 1 < stack.size() ? stack.get(f + 1) : "";
+                double cost = hotShare(ev, type);
+                return Optional.of(describe(ev, type, caller, cost).evidence("tables/classloading#" + i)
+                        .summary(Fmt.num(ev.perRequest(t, i)) + " " + t.text(i, "kind") + " per request run inside new " + type
+                                + (caller.isEmpty() ? "" : ", built by " + caller) + " on every call"
+                                + (Double.isFinite(cost) ? ", " + Fmt.pct(cost) + " of CPU samples" : "")
+                                + " (seen in the lookup stacks; no construction probe).")
+                        .build());
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Finding.Builder describe(Evidence ev, String type, String caller, double cost) {
+        Finding.Builder b = finding(cost >= COST_CRITICAL ? Severity.CRITICAL : Severity.WARN)
+                .score(Double.isFinite(cost) ? cost : 0.1).culprit(caller.isEmpty() ? type : caller)
+                .explanation("Objects like converters, mappers and clients are designed to be built once and shared:"
+                        + " their constructors scan the classpath, probe optional modules and build caches. Built per"
+                        + " request, that one-time work becomes the request's main cost.")
+                .fix("Build it once (a singleton bean or a static field) and reuse it; if it must vary, cache per key.")
+                .confirm(ev.confirm("trace " + classAndMethod(caller.isEmpty() ? type + ".<init>" : caller) + " '#cost > 10'"))
+                .explains("tail-latency");
+        if (stacksPassThrough(ev, "classloading", type, caller)) b.explains("hot-path-classloading");
+        if (stacksPassThrough(ev, "exceptions", type, caller)) b.explains("caught-exceptions");
+        if (cost >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation").explains("slow-calls").explains("thread-oversubscription");
+        return b;
+    }
+
+    private static boolean isThrowable(String initFrame) {
+        String type = initFrame.substring(0, initFrame.length() - ".<init>".length());
+        return type.endsWith("Exception") || type.endsWith("Error") || type.endsWith("Throwable");
+    }
+
+    private static double cost(Evidence ev, Table t, int row) {
+        double meanMs = t.number(row, "meanMs");
+        double reqMs = ev.meanLatencyMs();
+        if (Double.isFinite(meanMs) && reqMs > 0) return meanMs * ev.perRequest(t, row) / reqMs;
+        return hotShare(ev, t.text(row, "type"));
+    }
+
+    private static double hotShare(Evidence ev, String type) {
+        String init = type + ".<init>";
+        double share = CpuSaturationRule.hotShare(ev, f -> Frames.stripLine(f).equals(init));
+        return share > 0 ? share : Double.NaN;
+    }
+
+    // The link is in the evidence: a lookup or throw whose stack passes through this type or its caller.
+    private static boolean stacksPassThrough(Evidence ev, String table, String type, String caller) {
+        Optional<Table> t = ev.rows(table);
+        if (t.isEmpty()) return false;
+        for (int i = 0; i < t.get().rows().size(); i++) {
+            List<String> stack = Evidence.stack(t.get(), i, "stack");
+            if (Frames.mentions(stack, type) || (!caller.isEmpty() && Frames.mentions(stack, Frames.stripLine(caller)))) return true;
+        }
+        return false;
+    }
+
+    static String classAndMethod(String frame) {
+        String m = Frames.stripLine(frame);
+        int paren = m.indexOf('(');
+        if (paren > 0) m = m.substring(0, paren);
+        int dot = m.lastIndexOf('.');
+        return dot > 0 ? m.substring(0, dot) + " " + m.substring(dot + 1) : m;
+    }
+}

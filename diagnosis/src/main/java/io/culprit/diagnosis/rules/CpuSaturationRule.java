@@ -1,0 +1,82 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.ColumnStats;
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.Optional;
+
+/**
+ * CPU saturation of the machine, and how much of it is this JVM. A symptom when a CPU consumer
+ * (exceptions, class loading, construction, logging, serialization, GC) explains it; it in turn
+ * explains inflated call times and latency, because every thread waits for a core.
+ */
+public final class CpuSaturationRule implements Rule {
+    /** At 85 % of all cores run queues form and latency climbs faster than load. */
+    static final double WARN = 0.85;
+    static final double CRITICAL = 0.95;
+    /** Below half of the busy CPU, this JVM is not what saturates the machine. */
+    static final double OTHERS_SHARE = 0.5;
+    /** A CPU consumer that burns a tenth of the machine is a credible cause of its saturation. */
+    public static final double EXPLAINS_SHARE = 0.10;
+
+    @Override public String id() { return "cpu-saturation"; }
+    @Override public String title() { return "CPU saturated"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<ColumnStats> machine = ev.stats("cpu", "machineTotal");
+        if (machine.isEmpty()) return notAssessed("no series cpu#machineTotal");
+        double busy = machine.get().quantile(0.9);
+        double jvm = ev.stats("cpu", "jvmUser").map(ColumnStats::mean).orElse(Double.NaN)
+                + ev.stats("cpu", "jvmSystem").map(ColumnStats::mean).orElse(0.0);
+        String cpus = Double.isFinite(ev.cpus()) ? " of " + Fmt.num(ev.cpus()) + " CPU(s)" : "";
+        String who = Double.isFinite(jvm) ? ", this JVM " + Fmt.pct(jvm) : "";
+        Finding.Builder b = finding(Severity.OK).evidence("series/cpu#machineTotal");
+        if (busy < WARN) {
+            return b.summary("machine CPU " + Fmt.pct(machine.get().mean()) + " mean, " + Fmt.pct(busy) + " at p90" + cpus + who + ".").build();
+        }
+        String[] hot = hottestFrame(ev);
+        // A machine busy with something else (a load generator on the same host) is not this service's fault.
+        if (Double.isFinite(jvm) && jvm < OTHERS_SHARE * busy) {
+            return b.severity(Severity.INFO).summary("machine CPU " + Fmt.pct(busy) + " at p90" + cpus + who
+                    + ": mostly other processes, not this JVM.").build();
+        }
+        return b.severity(busy >= CRITICAL ? Severity.CRITICAL : Severity.WARN)
+                .score(Double.isFinite(jvm) ? jvm : machine.get().mean())
+                .culprit(hot == null ? null : hot[0])
+                .summary("machine CPU " + Fmt.pct(busy) + " at p90" + cpus + who
+                        + (hot == null ? "" : "; hottest frame " + hot[0] + " (" + hot[1] + " self)") + ".")
+                .explains("slow-calls").explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
+                .explanation("With every core busy, threads queue for CPU: all work, including time measured around"
+                        + " remote calls, stretches. Find what burns the CPU before tuning anything else.")
+                .fix("Remove the CPU consumer the chain names; if none, profile: the flame graph's widest frames.")
+                .confirm(ev.confirm("profiler start --event cpu") + ", then \"profiler stop --format collapsed\"")
+                .build();
+    }
+
+    private static String[] hottestFrame(Evidence ev) {
+        Optional<Table> hs = ev.rows("cpu-hotspots");
+        if (hs.isEmpty()) return null;
+        Table t = hs.get();
+        int best = 0;
+        for (int i = 1; i < t.rows().size(); i++) if (t.number(i, "selfShare") > t.number(best, "selfShare")) best = i;
+        return new String[] {t.text(best, "frame"), Fmt.pct(t.number(best, "selfShare"))};
+    }
+
+    /** The largest totalShare among hot frames accepted by the filter; NaN without a cpu profile. */
+    public static double hotShare(Evidence ev, java.util.function.Predicate<String> frame) {
+        Optional<Table> hs = ev.rows("cpu-hotspots");
+        if (hs.isEmpty()) return Double.NaN;
+        double best = 0;
+        Table t = hs.get();
+        for (int i = 0; i < t.rows().size(); i++) {
+            String f = t.text(i, "frame");
+            if (f != null && frame.test(f) && t.number(i, "totalShare") > best) best = t.number(i, "totalShare");
+        }
+        return best;
+    }
+}

@@ -1,0 +1,185 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.ColumnStats;
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Rule;
+import io.culprit.diagnosis.Stats;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * GC pressure, and whether the pauses are what the latency and the pool waits are made of. A
+ * small pause share can still starve a pool: threads frozen mid-pause hold their connections
+ * (CASES.md #2: 2 % of time paused, P99 48 ms → 1 s). So the rule looks at pressure (pause
+ * share, pauses growing longer rather than more frequent, the heap's free ratio against the
+ * collector's MinHeapFreeRatio, heap resizing, allocation per request) and at impact (pauses
+ * moving with pool pending threads or P99).
+ */
+public final class GcPressureRule implements Rule {
+    /** G1's default GCTimeRatio=12 budgets 1/13 ≈ 8 % of time for GC; 5 % is already a visible throughput cost. */
+    static final double PAUSE_SHARE_WARN = 0.05;
+    /** Beyond 15 % paused the service spends a sixth of its life stopped. */
+    static final double PAUSE_SHARE_CRITICAL = 0.15;
+    /** Pauses tracking the symptom only matter if they are a measurable slice of some window. */
+    static final double IMPACT_WINDOW_SHARE = 0.01;
+    /** r ≥ 0.7: pauses explain about half the variance of the symptom or more. */
+    static final double IMPACT_CORRELATION = 0.7;
+    /** Pause time growing twice as fast as pause count: pauses get longer, the heap is too tight. */
+    static final double GROWTH_OVER_COUNT = 2.0;
+    /** Pause time must at least double between the first and last third of the run to count as growth. */
+    static final double SUM_GROWTH_MIN = 2.0;
+    /** HotSpot's default -XX:MinHeapFreeRatio for G1 and Serial: below it the heap wants to grow. */
+    static final double DEFAULT_MIN_HEAP_FREE = 40;
+    /** Committed heap moving by 5 % of its range during the run counts as resizing. */
+    static final double RESIZE_SHARE = 0.05;
+
+    @Override public String id() { return "gc-pressure"; }
+    @Override public String title() { return "GC pressure stalls request threads"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<ColumnStats> pause = ev.stats("gc", "pauseSumMs");
+        if (pause.isEmpty()) return notAssessed("no series gc#pauseSumMs");
+        long windowMs = ev.series("gc").orElseThrow().intervalMs();
+        double share = pause.get().sum() / (pause.get().count() * (double) windowMs);
+        double worstShare = pause.get().max() / windowMs;
+        Finding.Builder b = finding(Severity.OK).evidence("series/gc#pauseSumMs");
+        List<String> pressure = new ArrayList<>();
+
+        if (share >= PAUSE_SHARE_WARN) pressure.add("GC pauses took " + Fmt.pct(share) + " of wall time");
+        double sumGrowth = Stats.ratio(pause.get().lastThird(), pause.get().firstThird());
+        double countGrowth = ev.stats("gc", "pauseCount").map(s -> Stats.ratio(s.lastThird(), s.firstThird())).orElse(Double.NaN);
+        if (sumGrowth >= SUM_GROWTH_MIN && (!Double.isFinite(countGrowth) || sumGrowth >= GROWTH_OVER_COUNT * countGrowth)) {
+            String counts = ev.stats("gc", "pauseCount").map(s -> " while their count grew " + Fmt.times(countGrowth)
+                    + " (" + Fmt.num(s.firstThird()) + " → " + Fmt.num(s.lastThird()) + ")").orElse("");
+            pressure.add("GC pause time per " + Fmt.ms(windowMs) + " window grew " + Fmt.times(sumGrowth) + " ("
+                    + Fmt.ms(pause.get().firstThird()) + " → " + Fmt.ms(pause.get().lastThird()) + ")" + counts);
+        }
+        String collector = collector(ev);
+        double minFree = minHeapFree(ev, collector);
+        double free = freeRatio(ev);
+        if (Double.isFinite(free) && Double.isFinite(minFree) && free * 100 < minFree) {
+            pressure.add("heap free after GC " + Fmt.pct(free) + " < " + (collector.isEmpty() ? "" : collector + " ")
+                    + "MinHeapFreeRatio " + Fmt.num(minFree) + " %");
+            b.evidence("series/heap#usedAfterGcMb");
+        }
+        resizing(ev).ifPresent(pressure::add);
+
+        Impact impact = impact(ev);
+        boolean impacts = impact.r >= IMPACT_CORRELATION && worstShare >= IMPACT_WINDOW_SHARE;
+        String perRequest = allocationPerRequest(ev);
+
+        Severity sev = share >= PAUSE_SHARE_CRITICAL || (impacts && !pressure.isEmpty()) ? Severity.CRITICAL
+                : share >= PAUSE_SHARE_WARN || impacts ? Severity.WARN
+                : !pressure.isEmpty() ? Severity.INFO : Severity.OK;
+        b.severity(sev).score(impacts ? impact.r * impact.r : share);
+        if (sev == Severity.OK) {
+            return b.summary("GC paused " + Fmt.pct(share) + " of wall time (worst window " + Fmt.pct(worstShare)
+                    + ")" + (Double.isFinite(impact.r) ? ", not tracking " + impact.what : "")
+                    + (Double.isFinite(free) ? "; heap free after GC " + Fmt.pct(free) : "") + ".").build();
+        }
+        String head = pressure.isEmpty() ? "GC paused " + Fmt.pct(share) + " of wall time" : String.join("; ", pressure);
+        String tail = impacts ? ", and the pauses track " + impact.what : "";
+        b.summary(head + tail + (perRequest.isEmpty() ? "" : "; " + perRequest) + ".");
+        if (impacts) {
+            b.evidence("series/" + impact.ref).explains("pool-starvation").explains("pool-size").explains("tail-latency")
+                    .explains("request-errors")
+                    .explains("thread-oversubscription");
+        }
+        if (share >= PAUSE_SHARE_WARN) b.explains("cpu-saturation");
+        return b.culprit(collector.isEmpty() ? "heap sizing" : collector + " heap sizing")
+                .explanation("Each pause freezes every request thread, including those holding pooled connections or"
+                        + " locks; others queue behind them, so a few percent of paused time becomes seconds of tail"
+                        + " latency. A heap that runs below the collector's free-ratio threshold or resizes under"
+                        + " load collects more often and pauses longer.")
+                .fix("Give the heap room and fix its size: -Xms equal to -Xmx (e.g. -Xms2g -Xmx2g) so it neither"
+                        + " runs below MinHeapFreeRatio nor resizes under load; then cut allocation per request.")
+                .confirm(ev.confirm("dashboard -n 5 -i 2000") + " (heap used/committed and GC per interval)")
+                .build();
+    }
+
+    private static String r(double r) {
+        return String.format(Locale.ROOT, "%.2f", r);
+    }
+
+    private static final class Impact {
+        final double r;
+        final String what;
+        final String ref;
+
+        Impact(double r, String what, String ref) {
+            this.r = r;
+            this.what = what;
+            this.ref = ref;
+        }
+    }
+
+    // Only symptoms that actually moved, and by a user-visible amount, are worth correlating:
+    // noise correlates with noise, and a 20 → 60 ms P99 wobble is not what a verdict is about.
+    // Every symptom the pauses track is named, with its r, strongest first.
+    private static Impact impact(Evidence ev) {
+        double rPending = ev.stats("pools", "hikariPending").map(s -> s.max() >= 1).orElse(false)
+                ? ev.correlation("gc", "pauseSumMs", "pools", "hikariPending") : Double.NaN;
+        double rP99 = ev.stats("requests", "p99Ms").map(s -> s.max() >= 3 * s.min() && s.max() >= TailLatencyRule.TAIL_MIN_MS).orElse(false)
+                ? ev.correlation("gc", "pauseSumMs", "requests", "p99Ms") : Double.NaN;
+        if (!Double.isFinite(rPending) && !Double.isFinite(rP99)) return new Impact(Double.NaN, "", "");
+        boolean pendingFirst = !(rP99 > rPending);
+        double best = pendingFirst ? rPending : rP99;
+        String pending = "the pool's pending threads (r = " + r(rPending) + ")";
+        String p99 = "P99 latency (r = " + r(rP99) + ")";
+        String what = pendingFirst ? pending : p99;
+        double other = pendingFirst ? rP99 : rPending;
+        if (other >= IMPACT_CORRELATION) what += " and " + (pendingFirst ? p99 : pending);
+        return new Impact(best, what, pendingFirst ? "pools#hikariPending" : "requests#p99Ms");
+    }
+
+    private static String collector(Evidence ev) {
+        Optional<Table> cfg = ev.rows("heap-config");
+        String c = cfg.map(t -> t.text(0, "collector")).orElse(null);
+        if (c == null) c = ev.rows("gc-collectors").map(t -> t.text(0, "collector")).orElse("");
+        String lc = c.toLowerCase(Locale.ROOT);
+        if (lc.contains("g1")) return "G1";
+        if (lc.contains("parallel") || lc.contains("ps ")) return "Parallel";
+        if (lc.contains("zgc") || lc.startsWith("z")) return "ZGC";
+        if (lc.contains("shenandoah")) return "Shenandoah";
+        if (lc.contains("serial") || lc.contains("copy") || lc.contains("marksweep")) return "Serial";
+        return c;
+    }
+
+    // The threshold applies to collectors that grow the heap by free ratio (G1, Serial).
+    private static double minHeapFree(Evidence ev, String collector) {
+        double v = ev.rows("heap-config").map(t -> t.number(0, "minHeapFreeRatio")).orElse(Double.NaN);
+        if (Double.isFinite(v)) return v;
+        return collector.equals("G1") || collector.equals("Serial") ? DEFAULT_MIN_HEAP_FREE : Double.NaN;
+    }
+
+    // Late in the run: the state the service settled into under the load.
+    private static double freeRatio(Evidence ev) {
+        double used = ev.stats("heap", "usedAfterGcMb").map(ColumnStats::lastThird).orElse(Double.NaN);
+        double committed = ev.stats("heap", "committedMb").map(ColumnStats::lastThird).orElse(Double.NaN);
+        return committed > 0 ? 1 - used / committed : Double.NaN;
+    }
+
+    private static Optional<String> resizing(Evidence ev) {
+        Optional<ColumnStats> committed = ev.stats("heap", "committedMb");
+        if (committed.isEmpty()) return Optional.empty();
+        double max = ev.stats("heap", "maxMb").map(ColumnStats::max).orElse(committed.get().max());
+        double moved = committed.get().max() - committed.get().min();
+        if (!(moved >= RESIZE_SHARE * committed.get().max())) return Optional.empty();
+        return Optional.of("committed heap resized " + Fmt.num(committed.get().min()) + " → " + Fmt.num(committed.get().max())
+                + " MB of max " + Fmt.num(max) + " MB during the run");
+    }
+
+    private static String allocationPerRequest(Evidence ev) {
+        double mbPerSec = ev.stats("alloc", "mbPerSec").map(ColumnStats::mean).orElse(Double.NaN);
+        double rps = ev.stats("requests", "rps").map(ColumnStats::mean).orElse(Double.NaN);
+        if (!(mbPerSec > 0) || !(rps > 0)) return "";
+        return Fmt.num(mbPerSec) + " MB/s allocated, " + Fmt.num(mbPerSec * 1024 / rps) + " KB per request";
+    }
+}

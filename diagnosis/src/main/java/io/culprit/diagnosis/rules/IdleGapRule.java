@@ -1,0 +1,110 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Latency that depends on how long the service was idle before the request: the signature of a
+ * cache with a time-to-live that expires between requests and is refilled on the request path
+ * (CASES.md #1: after > 5 s idle a request re-read JAR entries, 73 ms vs 3 ms). The table
+ * {@code idle-gap} (latency by gap bucket) dates the TTL; {@code routes.idleGapCorrelation}
+ * alone says only that the dependency exists.
+ */
+public final class IdleGapRule implements Rule {
+    /** A bucket three times slower than back-to-back requests is a different code path, not noise. */
+    static final double JUMP_FACTOR = 3;
+    /** ...and at least 10 ms slower, so sub-millisecond jitter cannot trigger it. */
+    static final double JUMP_MIN_MS = 10;
+    /** Ten times slower: the refill is the request. */
+    static final double JUMP_CRITICAL = 10;
+    /** Correlation of latency with the preceding gap worth reporting without buckets. */
+    static final double CORRELATION_WARN = 0.5;
+
+    @Override public String id() { return "idle-gap-latency"; }
+    @Override public String title() { return "Latency depends on the idle time before a request"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<Table> gaps = ev.rows("idle-gap");
+        double r = ev.rows("routes").map(IdleGapRule::maxCorrelation).orElse(Double.NaN);
+        if (gaps.isPresent() && gaps.get().rows().size() >= 2) return fromBuckets(ev, gaps.get(), r);
+        if (!Double.isFinite(r)) return notAssessed("no table idle-gap and no routes#idleGapCorrelation");
+        Finding.Builder b = finding(r >= CORRELATION_WARN ? Severity.WARN : Severity.OK).evidence("tables/routes");
+        String what = "latency correlates with the idle gap before each request at r = " + String.format(Locale.ROOT, "%.2f", r);
+        if (r < CORRELATION_WARN) return b.summary(what + ": no idle-time dependency.").build();
+        return withCause(ev, b.score(r * r * 0.5), what + " (no gap buckets to date the expiry)");
+    }
+
+    private Finding fromBuckets(Evidence ev, Table t, double r) {
+        double base = t.number(0, "p50Ms");
+        int jump = -1;
+        for (int i = 1; i < t.rows().size(); i++) {
+            double p = t.number(i, "p50Ms");
+            if (p >= JUMP_FACTOR * base && p - base >= JUMP_MIN_MS) { jump = i; break; }
+        }
+        int last = t.rows().size() - 1;
+        Finding.Builder b = finding(Severity.OK).evidence("tables/idle-gap");
+        if (jump < 0) {
+            return b.summary("p50 " + Fmt.ms(base) + " back-to-back vs " + Fmt.ms(t.number(last, "p50Ms")) + " after ≥ "
+                    + Fmt.ms(t.number(last, "gapMs")) + " idle: no idle-time dependency.").build();
+        }
+        double extra = 0, total = 0, affected = 0, count = 0;
+        for (int i = 0; i < t.rows().size(); i++) {
+            double n = t.number(i, "count"), p = t.number(i, "p50Ms");
+            total += n * p;
+            count += n;
+            if (i >= jump) { extra += n * (p - base); affected += n; }
+        }
+        double p = t.number(jump, "p50Ms");
+        double factor = p / base;
+        b.severity(factor >= JUMP_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(total > 0 ? extra / total : 0);
+        String summary = "requests after ≥ " + Fmt.ms(t.number(jump, "gapMs")) + " idle take " + Fmt.ms(p) + " (p50) vs "
+                        + Fmt.ms(base) + " back-to-back (" + Fmt.times(factor) + ", " + Fmt.pct(affected / count) + " of requests"
+                        + (Double.isFinite(r) ? ", r = " + String.format(Locale.ROOT, "%.2f", r) : "")
+                        + "): something with a ~" + Fmt.ms(t.number(jump, "gapMs")) + " time-to-live expires while idle";
+        return withCause(ev, b, summary);
+    }
+
+    // The work redone after expiry is named by the evidence: the top JAR scan or resource lookup.
+    private Finding withCause(Evidence ev, Finding.Builder b, String summary) {
+        Optional<Table> cl = ev.rows("classloading");
+        String cause = null;
+        if (cl.isPresent()) {
+            Table t = cl.get();
+            for (int i = 0; i < t.rows().size(); i++) {
+                String kind = t.text(i, "kind");
+                if (("jar-scan".equals(kind) || "resource-lookup".equals(kind)) && t.text(i, "caller") != null) {
+                    cause = t.text(i, "caller");
+                    summary += " and is refilled by " + kind + " in " + cause;
+                    b.explains("hot-path-classloading");
+                    break;
+                }
+            }
+        }
+        return b.summary(summary + ".").culprit(cause)
+                .explains("outside-handler").explains("tail-latency")
+                .explanation("A cache with a time-to-live that expires between requests makes the first request after"
+                        + " a pause pay for the refill: the latency depends on traffic, not on the request."
+                        + " Under steady load it hides; on quiet services or at low rates it is every request.")
+                .fix("Lengthen the cache TTL or make it size-bounded instead of time-bounded, refill it in the"
+                        + " background, or remove the per-request check (upgrade the component if it is a known issue).")
+                .confirm("culprit load URL --rate 0.1/s --duration 60s vs --rate 10/s (latency falls as the gap shrinks); "
+                        + ev.confirm("trace *Processor service '#cost > 20'"))
+                .build();
+    }
+
+    private static double maxCorrelation(Table t) {
+        double best = Double.NaN;
+        for (int i = 0; i < t.rows().size(); i++) {
+            double r = t.number(i, "idleGapCorrelation");
+            if (Double.isFinite(r) && !(best >= r)) best = r;
+        }
+        return best;
+    }
+}

@@ -1,0 +1,106 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.Optional;
+
+/**
+ * Logging as a cost: time in appenders and stack traces printed per second (CASES.md #5: every
+ * error logged with its full stack, the async appender's backlog minutes long).
+ */
+public final class LoggingPressureRule implements Rule {
+    /** 5 % of the machine's CPU time in appenders is more than most services spend on I/O. */
+    static final double APPENDER_SHARE_WARN = 0.05;
+    static final double APPENDER_SHARE_CRITICAL = 0.2;
+    /** Without a logging probe: a tenth of CPU samples inside logging frameworks. */
+    static final double PROFILE_SHARE_WARN = 0.1;
+    static final double PROFILE_SHARE_CRITICAL = 0.3;
+    private static final String[] LOGGING = {
+        "ch.qos.logback.", "org.apache.logging.log4j.", "org.apache.log4j.", "java.util.logging.", "org.slf4j."
+    };
+    /** Ten stack traces a second: each is kilobytes of formatting and I/O, a storm rather than a signal. */
+    static final double STACK_TRACES_PER_SECOND_WARN = 10;
+
+    @Override public String id() { return "logging-pressure"; }
+    @Override public String title() { return "Logging pressure (appender time, stack-trace storms)"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<Table> table = ev.table("logging");
+        if (table.isEmpty()) return fromProfile(ev);
+        Table t = table.get();
+        double seconds = ev.observedSeconds();
+        if (!(seconds > 0)) return notAssessed("observation time unknown (case.json time range)");
+        double events = 0, stacks = 0, appenderMs = 0;
+        int top = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            events += zero(t.number(i, "events"));
+            stacks += zero(t.number(i, "withStackTrace"));
+            appenderMs += zero(t.number(i, "appenderMs"));
+            if (top < 0 || zero(t.number(i, "withStackTrace")) > zero(t.number(top, "withStackTrace"))) top = i;
+        }
+        double cpus = ev.cpus() > 0 ? ev.cpus() : 1;
+        double share = appenderMs / (seconds * 1000 * cpus);
+        double stacksPerSecond = stacks / seconds;
+        String what = Fmt.num(events / seconds) + " log events/s, " + Fmt.num(stacksPerSecond) + " with a stack trace/s, "
+                + Fmt.ms(appenderMs / seconds) + " in appenders per second (" + Fmt.pct(share) + " of " + Fmt.num(cpus) + " CPU(s))";
+        Severity sev = share >= APPENDER_SHARE_CRITICAL ? Severity.CRITICAL
+                : share >= APPENDER_SHARE_WARN || stacksPerSecond >= STACK_TRACES_PER_SECOND_WARN ? Severity.WARN : Severity.OK;
+        Finding.Builder b = finding(sev).evidence("tables/logging");
+        if (sev == Severity.OK) return b.summary(what + ".").build();
+        String logger = top < 0 ? "" : Evidence.text(t, top, "logger");
+        String level = top < 0 ? "" : Evidence.text(t, top, "level");
+        b.score(Double.isFinite(share) ? share : 0.05).culprit(logger.isEmpty() ? level + " logging" : logger)
+                .evidence("tables/logging#" + Math.max(top, 0))
+                .summary(what + (level.isEmpty() ? "" : "; most stack traces at " + level + (logger.isEmpty() ? "" : " from " + logger)) + ".")
+                .explanation("Formatting a stack trace walks and prints every frame; at hundreds per second the"
+                        + " appender (or the async queue feeding it) becomes a bottleneck and a CPU consumer, and an"
+                        + " async backlog delays every other log line.")
+                .fix("Log expected errors without the stack (or once per type per minute), lower the level of noisy"
+                        + " loggers, and bound the async appender's queue with discarding for low levels.")
+                .confirm(ev.confirm("monitor ch.qos.logback.core.OutputStreamAppender append -c 5"))
+                .explains("tail-latency");
+        if (share >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation");
+        return b.build();
+    }
+
+    // Without a logging probe the CPU profile still shows logging frameworks' share of the work.
+    private Finding fromProfile(Evidence ev) {
+        Optional<Table> hs = ev.rows("cpu-hotspots");
+        if (hs.isEmpty()) return notAssessed("no table logging and no cpu profile");
+        Table t = hs.get();
+        int top = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            String f = t.text(i, "frame");
+            if (f == null || !isLogging(f)) continue;
+            if (top < 0 || t.number(i, "totalShare") > t.number(top, "totalShare")) top = i;
+        }
+        double share = top < 0 ? 0 : zero(t.number(top, "totalShare"));
+        Finding.Builder b = finding(share >= PROFILE_SHARE_CRITICAL ? Severity.CRITICAL : share >= PROFILE_SHARE_WARN ? Severity.WARN
+                : Severity.OK).evidence("tables/cpu-hotspots");
+        String what = "logging frameworks in " + Fmt.pct(share) + " of CPU samples" + (top < 0 ? "" : " (top " + t.text(top, "frame") + ")");
+        if (share < PROFILE_SHARE_WARN) return b.summary(what + "; no logging probe.").build();
+        return b.score(share).culprit(t.text(top, "frame")).evidence("tables/cpu-hotspots#" + top)
+                .summary(what + "; no logging probe, so levels and stack-trace rates are unknown.")
+                .explanation("Formatting and writing log events (stack traces above all) at this rate is a CPU consumer of"
+                        + " its own and a queue that delays every other log line.")
+                .fix("Log expected errors without the stack (or once per type per minute), lower the level of noisy"
+                        + " loggers, and bound the async appender's queue with discarding for low levels.")
+                .confirm(ev.confirm("monitor ch.qos.logback.core.OutputStreamAppender append -c 5"))
+                .explains("cpu-saturation").explains("tail-latency")
+                .build();
+    }
+
+    private static boolean isLogging(String frame) {
+        for (String p : LOGGING) if (frame.startsWith(p)) return true;
+        return false;
+    }
+
+    private static double zero(double v) {
+        return Double.isFinite(v) ? v : 0;
+    }
+}

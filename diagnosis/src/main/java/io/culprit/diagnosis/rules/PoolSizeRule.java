@@ -1,0 +1,60 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.ColumnStats;
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import java.util.Optional;
+
+/**
+ * Little's Law for the connection pool: connections busy on average = throughput × usage time.
+ * If that is well under the pool size, the pool is not undersized, whatever the pending queue
+ * says (CASES.md #2: 1k rps × 4.32 ms ≈ 4.3 of 10). Usage time is the pool's mean when recorded;
+ * otherwise the request's own p50 bounds it from above (a connection is held within a request).
+ */
+public final class PoolSizeRule implements Rule {
+    /** Below half the pool busy on average, random arrivals almost never exhaust it. */
+    static final double RULED_OUT_UTILISATION = 0.5;
+    /** At 90 % mean utilisation queueing theory predicts long waits even without any fault. */
+    static final double UNDERSIZED_UTILISATION = 0.9;
+
+    @Override public String id() { return "pool-size"; }
+    @Override public String title() { return "Connection pool too small for the demand"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<ColumnStats> total = ev.stats("pools", "hikariTotal");
+        Optional<ColumnStats> rps = ev.stats("requests", "rps");
+        if (total.isEmpty() || rps.isEmpty()) return notAssessed("needs series pools#hikariTotal and requests#rps");
+        boolean measured = ev.has("pools", "hikariUsageMsMean");
+        Optional<ColumnStats> usage = measured ? ev.stats("pools", "hikariUsageMsMean") : ev.stats("requests", "p50Ms");
+        if (usage.isEmpty()) return notAssessed("no usage time (pools#hikariUsageMsMean or requests#p50Ms)");
+        // The busiest third of the run: the law must hold where the trouble was.
+        double throughput = Math.max(rps.get().lastThird(), rps.get().firstThird());
+        double usageMs = Math.max(usage.get().lastThird(), usage.get().firstThird());
+        double needed = throughput * usageMs / 1000;
+        double size = total.get().max();
+        double util = needed / size;
+        String law = "Little's Law: " + Fmt.num(throughput) + " rps × " + Fmt.ms(usageMs)
+                + (measured ? " usage" : " (p50, an upper bound on usage)") + " = " + Fmt.num(needed)
+                + " connections busy on average, pool has " + Fmt.num(size);
+        Finding.Builder b = finding(Severity.OK).evidence("series/pools#hikariTotal").evidence("series/requests#rps");
+        if (util < RULED_OUT_UTILISATION) {
+            return b.summary(law + ": the pool is not undersized.").build();
+        }
+        double pending = ev.stats("pools", "hikariPending").map(ColumnStats::max).orElse(0.0);
+        Severity sev = util >= UNDERSIZED_UTILISATION && pending >= 1 ? Severity.WARN : Severity.INFO;
+        return b.severity(sev).score(Math.min(1, util) * 0.5)
+                .summary(law + " (" + Fmt.pct(util) + " utilised)" + (pending >= 1 ? ", " + Fmt.num(pending) + " threads pending" : "") + ".")
+                .explains("pool-starvation").explains("tail-latency").explains("request-errors")
+                .culprit("connection pool size")
+                .explanation("At this utilisation the pool is the bottleneck. Whether to grow it depends on the usage"
+                        + " time: if connections are held long because of a slow or locked statement, fix that first.")
+                .fix("Shorten connection usage (slow or locked statements, work done while holding a connection),"
+                        + " then size the pool to about rps × usage time with headroom.")
+                .confirm(ev.confirm("monitor com.zaxxer.hikari.pool.HikariPool getConnection -c 5"))
+                .build();
+    }
+}

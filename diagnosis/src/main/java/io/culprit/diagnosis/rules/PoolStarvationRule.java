@@ -1,0 +1,61 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.ColumnStats;
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Threads waiting for a pooled connection. This is a symptom: the rule says how bad the wait is
+ * and whether it tracks the tail; pool-size (Little's Law), gc-pressure and the slow-call rules
+ * say why connections were not coming back.
+ */
+public final class PoolStarvationRule implements Rule {
+    /** A connection acquire above 100 ms is already a visible slice of a typical API budget. */
+    static final double ACQUIRE_WARN_MS = 100;
+    /** Ten or more threads queued for a connection, moving with P99: the queue is the latency. */
+    static final double PENDING_CRITICAL = 10;
+    static final double TAIL_CORRELATION = 0.7;
+
+    @Override public String id() { return "pool-starvation"; }
+    @Override public String title() { return "Threads starve waiting for a pooled connection"; }
+
+    @Override public boolean symptom() { return true; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<ColumnStats> pending = ev.stats("pools", "hikariPending");
+        if (pending.isEmpty()) return notAssessed("no series pools#hikariPending");
+        double acquire = ev.stats("pools", "hikariAcquireMsMax").map(ColumnStats::max).orElse(Double.NaN);
+        double total = ev.stats("pools", "hikariTotal").map(ColumnStats::max).orElse(Double.NaN);
+        double r = ev.correlation("pools", "hikariPending", "requests", "p99Ms");
+        String size = Double.isFinite(total) ? " for a pool of " + Fmt.num(total) : "";
+        String acq = Double.isFinite(acquire) ? ", connection acquire up to " + Fmt.ms(acquire) : "";
+        if (pending.get().max() < 1 && !(acquire >= ACQUIRE_WARN_MS)) {
+            return finding(Severity.OK).evidence("series/pools#hikariPending")
+                    .summary("no thread waited for a connection (pending max 0" + size + ")" + acq).build();
+        }
+        boolean tracksTail = r >= TAIL_CORRELATION;
+        Severity sev = pending.get().max() >= PENDING_CRITICAL && tracksTail ? Severity.CRITICAL
+                : pending.get().max() >= 1 && (acquire >= ACQUIRE_WARN_MS || tracksTail) ? Severity.WARN : Severity.INFO;
+        return finding(sev).score(tracksTail ? r * r * 0.9 : 0.1)
+                .evidence("series/pools#hikariPending").evidence("series/pools#hikariAcquireMsMax")
+                .summary("up to " + Fmt.num(pending.get().max()) + " threads waited for a connection" + size
+                        + " (from " + Fmt.num(pending.get().min()) + ")" + acq
+                        + (Double.isFinite(r) ? "; pending " + (tracksTail ? "tracks" : "does not track")
+                        + " P99 (r = " + String.format(Locale.ROOT, "%.2f", r) + ")" : "") + ".")
+                .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
+                .culprit("connection pool")
+                .explanation("Requests queue for a connection when connections come back slower than they are"
+                        + " asked for: a pool too small for rps × usage time, a slower database, or holders frozen"
+                        + " (GC pauses, locks) while they hold one.")
+                .fix("Fix what keeps connections out (see the root cause); enlarge the pool only if Little's Law"
+                        + " says it is undersized.")
+                .confirm(ev.confirm("watch com.zaxxer.hikari.HikariDataSource getConnection '#cost' '#cost > 50'"))
+                .build();
+    }
+}

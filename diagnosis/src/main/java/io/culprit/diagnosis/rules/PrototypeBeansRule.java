@@ -1,0 +1,82 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Beans created per request: prototype-scoped beans resolved in a loop or per call run
+ * the container's whole creation path (reflection, post-processors, proxies) every time
+ * (CASES.md #4: a prototype Redis client created ~200 times per request).
+ */
+public final class PrototypeBeansRule implements Rule {
+    /** A handful per request can be design (a command object); five or more is a loop calling getBean. */
+    static final double PER_REQUEST_WARN = 5;
+    /** Fifty per request: creation, not the work, dominates. */
+    static final double PER_REQUEST_CRITICAL = 50;
+    /** After warm-up a tenth of CPU in the container's bean creation can only be per-request creation. */
+    static final double CREATE_SHARE_WARN = 0.1;
+
+    @Override public String id() { return "prototype-beans"; }
+    @Override public String title() { return "Beans created on every request (prototype scope)"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<Table> table = ev.table("beans");
+        if (table.isEmpty()) return fromProfile(ev);
+        Table t = table.get();
+        int top = -1;
+        double total = 0;
+        for (int i = 0; i < t.rows().size(); i++) {
+            double pr = ev.perRequest(t, i);
+            String scope = Evidence.text(t, i, "scope").toLowerCase(Locale.ROOT);
+            // Request and session scopes are created once per request or session by design.
+            if (!Double.isFinite(pr) || scope.equals("request") || scope.equals("session")) continue;
+            total += pr;
+            if (top < 0 || pr > ev.perRequest(t, top)) top = i;
+        }
+        Finding.Builder b = finding(Severity.OK).evidence("tables/beans");
+        if (top < 0 || total < PER_REQUEST_WARN) {
+            return b.summary("bean creations per request: " + Fmt.num(total) + " (" + t.rows().size() + " bean types seen).").build();
+        }
+        double cpu = CpuSaturationRule.hotShare(ev, f -> f.toLowerCase(Locale.ROOT).contains("createbean"));
+        String type = t.text(top, "type");
+        String scope = Evidence.text(t, top, "scope");
+        Severity sev = total >= PER_REQUEST_CRITICAL ? Severity.CRITICAL : Severity.WARN;
+        b.severity(sev).score(Double.isFinite(cpu) ? cpu : 0.1).culprit(type).evidence("tables/beans#" + top)
+                .summary(Fmt.num(ev.perRequest(t, top)) + " " + (scope.isEmpty() ? "" : scope + " ") + "beans '" + t.text(top, "bean")
+                        + "' (" + type + ") created per request" + (Double.isFinite(cpu) && cpu > 0
+                        ? ", bean creation in " + Fmt.pct(cpu) + " of CPU samples" : "") + ".")
+                .explanation("Each getBean on a prototype runs the container's full creation path: constructor"
+                        + " resolution, injection, post-processors, proxies. Resolved inside a loop or per call, that"
+                        + " cost multiplies by the call count.")
+                .fix("Make the bean a singleton (it is usually thread-safe) or resolve it once per request and pass"
+                        + " it down; never call getBean / ObjectProvider.getObject in a loop.")
+                .confirm(ev.confirm("monitor org.springframework.beans.factory.support.AbstractBeanFactory doGetBean -c 5"))
+                .explains("tail-latency");
+        if (cpu >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation").explains("thread-oversubscription");
+        return b.build();
+    }
+
+    // Without a bean probe the CPU profile still shows creation on the request path, not which bean.
+    private Finding fromProfile(Evidence ev) {
+        double cpu = CpuSaturationRule.hotShare(ev, f -> f.toLowerCase(Locale.ROOT).contains("createbean"));
+        if (!Double.isFinite(cpu)) return notAssessed("no table beans and no cpu profile");
+        Finding.Builder b = finding(cpu >= CREATE_SHARE_WARN ? Severity.WARN : Severity.OK).evidence("tables/cpu-hotspots");
+        if (cpu < CREATE_SHARE_WARN) return b.summary("bean creation in " + Fmt.pct(cpu) + " of CPU samples.").build();
+        return b.score(cpu)
+                .summary("bean creation in " + Fmt.pct(cpu) + " of CPU samples after warm-up: beans are created on the request"
+                        + " path (no bean probe, so which bean is unknown).")
+                .explanation("Only prototype (or similar) beans are created after startup; this much CPU in creation means"
+                        + " they are resolved per request or in a loop.")
+                .fix("Find the bean with the confirm command, then make it a singleton or resolve it once.")
+                .confirm(ev.confirm("monitor org.springframework.beans.factory.support.AbstractBeanFactory doGetBean -c 5"))
+                .explains("cpu-saturation").explains("thread-oversubscription").explains("tail-latency")
+                .build();
+    }
+}

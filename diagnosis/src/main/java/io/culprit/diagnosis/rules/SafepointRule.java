@@ -1,0 +1,49 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.ColumnStats;
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import java.util.Optional;
+
+/**
+ * Stop-the-world time that is not GC: safepoints for deoptimization, class redefinition,
+ * thread dumps, biased-lock revocation, or a long time-to-safepoint (a counted loop that does
+ * not poll). Every thread stops, like a GC pause, but GC tuning will not help.
+ */
+public final class SafepointRule implements Rule {
+    /** 2 % of wall time stopped outside GC is already more than a healthy JVM spends. */
+    static final double SHARE_WARN = 0.02;
+    static final double SHARE_CRITICAL = 0.1;
+
+    @Override public String id() { return "safepoint-pauses"; }
+    @Override public String title() { return "Stop-the-world pauses outside GC"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<ColumnStats> sp = ev.stats("safepoints", "totalMs");
+        if (sp.isEmpty()) return notAssessed("no series safepoints#totalMs");
+        long windowMs = ev.series("safepoints").orElseThrow().intervalMs();
+        double observedMs = sp.get().count() * (double) windowMs;
+        // GC pauses are safepoints too: subtract them when known, over the same span.
+        double gcMs = ev.stats("gc", "pauseSumMs").map(ColumnStats::sum).orElse(0.0);
+        double nonGc = Math.max(0, sp.get().sum() - gcMs);
+        double share = nonGc / observedMs;
+        String what = "safepoints stopped the JVM " + Fmt.ms(sp.get().sum()) + " in " + Fmt.ms(observedMs)
+                + (gcMs > 0 ? ", " + Fmt.ms(nonGc) + " of it outside GC" : "") + " (" + Fmt.pct(share) + " of wall time)";
+        Finding.Builder b = finding(share >= SHARE_CRITICAL ? Severity.CRITICAL : share >= SHARE_WARN ? Severity.WARN : Severity.OK)
+                .evidence("series/safepoints#totalMs");
+        if (share < SHARE_WARN) return b.summary(what + ".").build();
+        return b.score(share).culprit("non-GC safepoints")
+                .summary(what + ".")
+                .explanation("Non-GC safepoints stop every thread: deoptimization storms, class retransformation,"
+                        + " frequent thread dumps, or a loop that reaches the safepoint late (time-to-safepoint).")
+                .fix("Find the operation with -Xlog:safepoint (JDK 17+) and remove its trigger (agents retransforming,"
+                        + " periodic thread dumps, deoptimization from megamorphic or class-hierarchy changes).")
+                .confirm(ev.confirm("jfr start") + ", then read jdk.SafepointBegin by operation")
+                .explains("tail-latency").explains("request-errors").explains("pool-starvation")
+                .build();
+    }
+}

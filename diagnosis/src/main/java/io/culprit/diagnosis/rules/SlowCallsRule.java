@@ -1,0 +1,115 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.ColumnStats;
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Rule;
+import io.culprit.diagnosis.Stats;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Slow dependency calls (SQL, Redis, HTTP) against per-kind thresholds, weighed by their share of
+ * request time. Without a calls table, the pool's usage time still answers "did the database get
+ * slower?": flat usage while latency grew rules the database out (CASES.md #2).
+ */
+public final class SlowCallsRule implements Rule {
+    /** Alert thresholds from CASES.md #4, common APM defaults: SQL 100 ms, Redis 10 ms, remote 200 ms. */
+    static final double SQL_SLOW_MS = 100;
+    static final double REDIS_SLOW_MS = 10;
+    static final double HTTP_SLOW_MS = 200;
+    /** A dependency holding a fifth of request time is the first place to look. */
+    static final double SHARE_WARN = 0.2;
+    /** Half of request time: the service is mostly waiting on it. */
+    static final double SHARE_CRITICAL = 0.5;
+    /** Usage time 1.5× longer late in the run than early means the dependency slowed. */
+    static final double USAGE_GROWTH = 1.5;
+
+    @Override public String id() { return "slow-calls"; }
+    @Override public String title() { return "Slow dependency calls (SQL, Redis, HTTP)"; }
+
+    static double threshold(String kind) {
+        switch (kind == null ? "" : kind.toLowerCase(Locale.ROOT)) {
+            case "sql": return SQL_SLOW_MS;
+            case "redis": return REDIS_SLOW_MS;
+            default: return HTTP_SLOW_MS;
+        }
+    }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<Table> calls = ev.table("calls");
+        if (calls.isEmpty()) return fromPoolUsage(ev);
+        Table t = calls.get();
+        int top = -1;
+        double slowShare = 0;
+        int slowRows = 0;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!(t.number(i, "p99Ms") >= threshold(t.text(i, "kind")))) continue;
+            slowRows++;
+            double share = t.number(i, "shareOfRequestTime");
+            if (Double.isFinite(share)) slowShare += share;
+            if (top < 0 || t.number(i, "shareOfRequestTime") > t.number(top, "shareOfRequestTime")) top = i;
+        }
+        Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
+        if (top < 0) {
+            return b.summary("no dependency call over its threshold (SQL " + Fmt.ms(SQL_SLOW_MS) + ", Redis "
+                    + Fmt.ms(REDIS_SLOW_MS) + ", HTTP " + Fmt.ms(HTTP_SLOW_MS) + " at P99) across "
+                    + t.rows().size() + " call targets.").build();
+        }
+        double share = t.number(top, "shareOfRequestTime");
+        Severity sev = slowShare >= SHARE_CRITICAL ? Severity.CRITICAL : slowShare >= SHARE_WARN ? Severity.WARN : Severity.INFO;
+        String kind = t.text(top, "kind");
+        String target = t.text(top, "target");
+        return b.severity(sev).score(slowShare).evidence("tables/calls#" + top).culprit(target)
+                .summary(slowRows + " call target(s) over threshold take " + Fmt.pct(slowShare) + " of request time; worst: "
+                        + kind + " " + quote(target) + " P99 " + Fmt.ms(t.number(top, "p99Ms")) + " (threshold "
+                        + Fmt.ms(threshold(kind)) + "), " + Fmt.num(t.number(top, "count")) + " calls, "
+                        + Fmt.pct(share) + " of request time.")
+                .explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
+                .explains("thread-oversubscription")
+                .explanation("Request threads wait on this dependency; throughput is capped at threads ÷ call time."
+                        + " If the process is CPU-saturated, call times include client-side CPU wait: fix that first.")
+                .fix("Make the call cheaper (index, smaller result, batching, caching) or take it off the request path;"
+                        + " check the dependency's own timing to split network, server and client time.")
+                .confirm(ev.confirm("trace " + traceHint(kind) + " '#cost > " + (long) threshold(kind) + "'"))
+                .build();
+    }
+
+    private static String traceHint(String kind) {
+        switch (kind == null ? "" : kind.toLowerCase(Locale.ROOT)) {
+            case "sql": return "java.sql.PreparedStatement execute*";
+            case "redis": return "*RedisTemplate* *";
+            default: return "java.net.http.HttpClient send*";
+        }
+    }
+
+    static String quote(String s) {
+        if (s == null) return "?";
+        return "\"" + (s.length() > 60 ? s.substring(0, 57) + "..." : s) + "\"";
+    }
+
+    private Finding fromPoolUsage(Evidence ev) {
+        String col = ev.has("pools", "hikariUsageMsMean") ? "hikariUsageMsMean" : "hikariUsageMsMax";
+        Optional<ColumnStats> usage = ev.stats("pools", col);
+        if (usage.isEmpty()) return notAssessed("no table calls and no pool usage time (pools#hikariUsageMs*)");
+        double growth = Stats.ratio(usage.get().lastThird(), usage.get().firstThird());
+        String p99 = ev.stats("requests", "p99Ms").map(s -> " while P99 went " + Fmt.ms(s.firstThird()) + " → " + Fmt.ms(s.lastThird())).orElse("");
+        String what = "connection usage time (" + (col.endsWith("Mean") ? "mean" : "max") + ") "
+                + Fmt.ms(usage.get().firstThird()) + " → " + Fmt.ms(usage.get().lastThird()) + p99;
+        Finding.Builder b = finding(Severity.OK).evidence("series/pools#" + col);
+        if (!(growth >= USAGE_GROWTH)) {
+            return b.summary(what + ": flat, so the database did not get slower.").build();
+        }
+        return b.severity(Severity.WARN).score(0.3).summary(what + ": connections are held " + Fmt.times(growth) + " longer.")
+                .culprit("database").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
+                .explanation("Connections held longer with the same load means each statement (or the work done while"
+                        + " holding the connection) got slower.")
+                .fix("Record SQL timings (calls table) to find the statement; check the database's waits and plans.")
+                .confirm(ev.confirm("trace java.sql.PreparedStatement execute* '#cost > 100'"))
+                .build();
+    }
+}

@@ -1,0 +1,52 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.ColumnStats;
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import java.util.Optional;
+
+/**
+ * Tail latency far above the typical request. A symptom: other rules explain it; when none does,
+ * it is reported as the unexplained top finding so the user still sees it.
+ */
+public final class TailLatencyRule implements Rule {
+    /** A P99 ten times the median request means a minority of requests pays for something the rest do not. */
+    static final double TAIL_RATIO = 10;
+    /** Under 100 ms even a large ratio is rarely a user-visible problem. */
+    static final double TAIL_MIN_MS = 100;
+    /** A P99 of a second or more is an outage for an interactive API. */
+    static final double TAIL_CRITICAL_MS = 1000;
+
+    @Override public String id() { return "tail-latency"; }
+    @Override public String title() { return "Tail latency far above the typical request"; }
+
+    @Override public boolean symptom() { return true; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<ColumnStats> p99 = ev.stats("requests", "p99Ms");
+        Optional<ColumnStats> p50 = ev.stats("requests", "p50Ms");
+        if (p99.isEmpty() || p50.isEmpty()) return notAssessed("needs series requests#p99Ms and requests#p50Ms");
+        double worst = p99.get().max();
+        double typical = p50.get().median();
+        double ratio = worst / Math.max(typical, 0.001);
+        String rps = ev.stats("requests", "rps").map(s -> " at " + Fmt.num(s.firstThird()) + " → " + Fmt.num(s.lastThird()) + " rps").orElse("");
+        String what = "P99 " + Fmt.ms(p99.get().firstThird()) + " → " + Fmt.ms(p99.get().lastThird()) + " (worst "
+                + Fmt.ms(worst) + "), P50 " + Fmt.ms(p50.get().firstThird()) + " → " + Fmt.ms(p50.get().lastThird()) + rps;
+        Finding.Builder b = finding(Severity.OK).evidence("series/requests#p99Ms");
+        if (ratio < TAIL_RATIO || worst < TAIL_MIN_MS) {
+            return b.summary(what + ": the tail stays within " + Fmt.num(TAIL_RATIO) + "× the median.").build();
+        }
+        Severity sev = worst >= TAIL_CRITICAL_MS ? Severity.CRITICAL : Severity.WARN;
+        return b.severity(sev).score(0.2)
+                .summary(what + ": the worst P99 is " + Fmt.times(ratio) + " the median request.")
+                .explanation("A tail this far from the median means some requests wait for something the others do"
+                        + " not: a pause, a queue, a lock, an expired cache. The findings it is chained to say which.")
+                .fix("Fix the cause this is chained to; if none is, collect more evidence (profiler --event wall).")
+                .confirm(ev.confirm("profiler start --event wall") + ", then \"profiler stop --format collapsed\"")
+                .build();
+    }
+}

@@ -1,0 +1,81 @@
+package io.culprit.diagnosis;
+
+import static io.culprit.diagnosis.CaseBuilder.flat;
+import static io.culprit.diagnosis.CaseBuilder.row;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class EvidenceTest {
+    @TempDir Path dir;
+
+    @Test
+    void alignsSeriesWithDifferentWindowsByTime() {
+        // 1 s GC windows against 5 s request windows: each request window takes the GC window at its start.
+        double[] gc = new double[10];
+        for (int i = 0; i < 10; i++) gc[i] = i;
+        Evidence ev = CaseBuilder.in(dir, 10, 2).series("requests", 5000, "p99Ms", new double[] {10, 20})
+                .series("gc", 1000, "pauseSumMs", gc).evidence();
+        double[][] pairs = ev.aligned("requests", "p99Ms", "gc", "pauseSumMs");
+        assertThat(pairs).hasDimensions(2, 2);
+        assertThat(pairs[1]).containsExactly(20, 5);
+    }
+
+    @Test
+    void correlationIsNaNWithoutVarianceAndOneForALine() {
+        Evidence ev = CaseBuilder.in(dir, 5, 2).series("a", 1000, "x", new double[] {1, 2, 3, 4, 5}, "y", new double[] {2, 4, 6, 8, 10},
+                "z", flat(5, 3)).evidence();
+        assertThat(ev.correlation("a", "x", "a", "y")).isCloseTo(1.0, within(1e-9));
+        assertThat(ev.correlation("a", "x", "a", "z")).isNaN();
+    }
+
+    @Test
+    void perRequestFallsBackToCountOverRequests() {
+        Evidence ev = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", flat(10, 50))
+                .table("exceptions", row("type", "X", "count", 1000)).evidence();
+        var t = ev.table("exceptions").orElseThrow();
+        assertThat(ev.requestCount()).isEqualTo(500);
+        assertThat(ev.perRequest(t, 0)).isEqualTo(2.0);
+        assertThat(ev.perSecond(t, 0)).isEqualTo(100.0);
+    }
+
+    @Test
+    void tableMetaGivesRequestsWhenThereIsNoSeries() {
+        Evidence ev = CaseBuilder.in(dir, 10, 2).tableWithMeta("locks", Map.of("requests", 400, "seconds", 8), row("count", 800)).evidence();
+        assertThat(ev.requestCount()).isEqualTo(400);
+        assertThat(ev.perRequest(ev.table("locks").orElseThrow(), 0)).isEqualTo(2.0);
+        assertThat(ev.perSecond(ev.table("locks").orElseThrow(), 0)).isEqualTo(100.0);
+        assertThat(ev.meanLatencyMs()).isNaN();
+    }
+
+    @Test
+    void requestsComeFromLoadJsonWhenNotRecordedAsASeries() throws Exception {
+        CaseBuilder cb = CaseBuilder.in(dir, 30, 2);
+        java.nio.file.Files.writeString(dir.resolve("load.json"), "{\"format\":\"culprit-load\",\"version\":1,"
+                + "\"plan\":{\"window_ms\":15000},\"windows\":["
+                + "{\"start_epoch_ms\":1000,\"achieved_rps\":798.0,\"target_rps\":800.0,\"errors\":0,"
+                + "\"latency_ms\":{\"p50\":3.0,\"p90\":5.0,\"p99\":48.5,\"max\":60.0,\"mean\":3.4}},"
+                + "{\"start_epoch_ms\":16000,\"achieved_rps\":813.0,\"target_rps\":null,\"errors\":2,"
+                + "\"latency_ms\":{\"p50\":18.0,\"p90\":300.0,\"p99\":1040.0,\"max\":1200.0,\"mean\":90.0}}]}");
+        Evidence ev = cb.evidence();
+        assertThat(ev.series("requests").orElseThrow().intervalMs()).isEqualTo(15000);
+        assertThat(ev.column("requests", "p99Ms").orElseThrow()).containsExactly(48.5, 1040.0);
+        assertThat(ev.column("requests", "targetRps").orElseThrow()[1]).isNaN();
+        assertThat(ev.requestCount()).isEqualTo((798.0 + 813.0) * 15);
+    }
+
+    @Test
+    void statsSkipUnmeasuredWindowsAndSplitThirds() {
+        Evidence ev = CaseBuilder.in(dir, 6, 2).series("s", 1000, "v", new double[] {1, 1, Double.NaN, 5, 9, 9}).evidence();
+        ColumnStats s = ev.stats("s", "v").orElseThrow();
+        assertThat(s.count()).isEqualTo(5);
+        assertThat(s.firstThird()).isEqualTo(1.0);
+        assertThat(s.lastThird()).isEqualTo(9.0);
+        assertThat(s.max()).isEqualTo(9.0);
+        assertThat(ev.stats("s", "missing")).isEmpty();
+    }
+}

@@ -1,0 +1,138 @@
+package io.culprit.diagnosis.rules;
+
+import static io.culprit.diagnosis.CaseBuilder.flat;
+import static io.culprit.diagnosis.CaseBuilder.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.culprit.diagnosis.CaseBuilder;
+import io.culprit.diagnosis.Fixtures;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Locks, CPU, thread oversubscription, logging and serialization: severity and text. */
+class ContentionAndCpuRulesTest {
+    @TempDir Path dir;
+
+    @Test
+    void lockContentionNamesTheOwnerFrame() {
+        Finding f = new LockContentionRule().evaluate(Fixtures.evidence("timer-lock-log-storm"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).isEqualTo("threads spent 1,230 s blocked (46 % of request time) on java.util.concurrent.locks.ReentrantLock$NonfairSync"
+                + " (park, 180,000 events), held at com.netflix.hystrix.util.HystrixTimer.addTimerListener:113 by http-nio-8080-exec-17.");
+        assertThat(f.culprit()).isEqualTo("com.netflix.hystrix.util.HystrixTimer.addTimerListener:113");
+    }
+
+    @Test
+    void withoutRequestTimingsBlockedThreadsOnAverageDecide() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("locks", row("lockClass", "x.Cache", "kind", "monitor", "events", 100,
+                "blockedMs", 25_000, "waiterStack", List.of("java.lang.Object.wait", "x.Cache.get:10"))).evidence();
+        Finding f = new LockContentionRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).isEqualTo("threads spent 25 s blocked (2.5 threads blocked on average) on x.Cache (monitor, 100 events), waiters at x.Cache.get:10.");
+    }
+
+    @Test
+    void cpuSaturationNamesTheHottestFrame() {
+        Finding f = new CpuSaturationRule().evaluate(Fixtures.evidence("converter-rebuild"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).isEqualTo("machine CPU 99 % at p90 of 1 CPU(s), this JVM 94 %; hottest frame"
+                + " java.util.zip.ZipFile$Source.getEntryPos (12 % self).");
+        assertThat(new CpuSaturationRule().evaluate(Fixtures.evidence("healthy")).severity()).isEqualTo(Severity.OK);
+    }
+
+    @Test
+    void aMachineBusyWithOtherProcessesIsOnlyInfo() {
+        var ev = CaseBuilder.in(dir, 10, 2).series("cpu", 1000, "machineTotal", flat(10, 0.97), "jvmUser", flat(10, 0.25),
+                "jvmSystem", flat(10, 0.05)).evidence();
+        Finding f = new CpuSaturationRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+        assertThat(f.summary()).isEqualTo("machine CPU 97 % at p90 of 2 CPU(s), this JVM 30 %: mostly other processes, not this JVM.");
+    }
+
+    @Test
+    void aFullContainerPoolOnABusyCpuIsOversubscribed() {
+        Finding f = new ThreadOversubscriptionRule().evaluate(Fixtures.evidence("row-lock-prototype-beans"));
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).contains("container pool 100 of 100 busy at 80 % CPU", "= 100 requests in flight for 100 threads");
+    }
+
+    @Test
+    void aFullPoolOnAnIdleCpuIsNotOversubscription() {
+        Finding f = new ThreadOversubscriptionRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).contains("container pool 200 of 200 busy at 58 % CPU");
+    }
+
+    @Test
+    void manyRunnableThreadsPerCpuAreCritical() {
+        var ev = CaseBuilder.in(dir, 10, 2).series("threads", 1000, "runnable", flat(10, 20)).evidence();
+        Finding f = new ThreadOversubscriptionRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).isEqualTo("20 runnable threads on 2 CPU(s) (10 per CPU).");
+    }
+
+    @Test
+    void manyLukewarmThreadsFromJfrAreOversubscription() {
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2).series("cpu", 1000, "machineTotal", flat(10, 0.9));
+        var rows = new java.util.ArrayList<java.util.Map<String, Object>>();
+        for (int i = 0; i < 12; i++) rows.add(row("thread", "http-nio-exec-" + i, "avgUser", 0.035, "avgSystem", 0.005, "maxTotal", 0.1));
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object>[] arr = rows.toArray(new java.util.Map[0]);
+        Finding f = new ThreadOversubscriptionRule().evaluate(cb.table("thread-cpu", arr).evidence());
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).isEqualTo("12 threads busy (≥ 5.0 % of a core each) on 2 CPU(s), the hottest at 8.0 % of a core,"
+                + " machine CPU 90 %: threads time-slice the cores.");
+    }
+
+    @Test
+    void nonGcSafepointsAreTheirOwnPause() {
+        var ev = CaseBuilder.in(dir, 10, 2).series("safepoints", 1000, "totalMs", flat(10, 60), "count", flat(10, 30))
+                .series("gc", 1000, "pauseSumMs", flat(10, 10)).evidence();
+        Finding f = new SafepointRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).isEqualTo("safepoints stopped the JVM 600 ms in 10 s, 500 ms of it outside GC (5.0 % of wall time).");
+    }
+
+    @Test
+    void failedRequestsNameTheEscapedException() {
+        var ev = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", flat(10, 100), "errors", flat(10, 8))
+                .table("exceptions", row("type", "x.TimeoutException", "site", "x.Pool.get:7", "count", 80, "caught", false)).evidence();
+        Finding f = new RequestErrorsRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).isEqualTo("80 of 1,000 requests failed (8.0 %); top escaped exception at x.TimeoutException at x.Pool.get:7.");
+        assertThat(new RequestErrorsRule().symptom()).isTrue();
+    }
+
+    @Test
+    void stackTraceStormsAreLoggingPressure() {
+        Finding f = new LoggingPressureRule().evaluate(Fixtures.evidence("timer-lock-log-storm"));
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).isEqualTo("1,120 log events/s, 120 with a stack trace/s, 320 ms in appenders per second (8.0 % of 4 CPU(s));"
+                + " most stack traces at ERROR from com.example.shop.web.ErrorAdvice.");
+    }
+
+    @Test
+    void withoutALoggingProbeTheProfileShowsLoggingCost() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("cpu-hotspots",
+                row("frame", "ch.qos.logback.classic.spi.ThrowableProxy.<init>", "selfShare", 0.02, "totalShare", 0.22),
+                row("frame", "com.example.Foo.bar", "selfShare", 0.5, "totalShare", 0.9)).evidence();
+        Finding f = new LoggingPressureRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.culprit()).isEqualTo("ch.qos.logback.classic.spi.ThrowableProxy.<init>");
+        assertThat(f.summary()).startsWith("logging frameworks in 22 % of CPU samples (top ch.qos.logback.classic.spi.ThrowableProxy.<init>)");
+    }
+
+    @Test
+    void serializationCountsLibraryFramesButNotTheirConstructors() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("cpu-hotspots",
+                row("frame", "com.fasterxml.jackson.databind.ObjectMapper.<init>", "selfShare", 0.01, "totalShare", 0.6),
+                row("frame", "com.fasterxml.jackson.databind.ObjectWriter.writeValueAsBytes", "selfShare", 0.05, "totalShare", 0.25)).evidence();
+        Finding f = new SerializationCpuRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).isEqualTo("com.fasterxml.jackson.databind.ObjectWriter.writeValueAsBytes is on the stack in 25 % of CPU samples (5.0 % self).");
+    }
+}

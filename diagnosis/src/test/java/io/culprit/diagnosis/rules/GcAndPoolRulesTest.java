@@ -1,0 +1,165 @@
+package io.culprit.diagnosis.rules;
+
+import static io.culprit.diagnosis.CaseBuilder.flat;
+import static io.culprit.diagnosis.CaseBuilder.row;
+import static io.culprit.diagnosis.CaseBuilder.step;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.culprit.diagnosis.CaseBuilder;
+import io.culprit.diagnosis.Fixtures;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Verdict;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** GC pressure, pool starvation, Little's Law, slow calls and row locks: severity and text. */
+class GcAndPoolRulesTest {
+    @TempDir Path dir;
+
+    @Test
+    void gcPressureThatTracksTheTailIsCriticalWithItsNumbers() {
+        Finding f = new GcPressureRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).contains("grew 4.1× (77.2 ms → 314 ms) while their count grew 1.2× (17.2 → 19.8)",
+                "heap free after GC 21 % < G1 MinHeapFreeRatio 40 %", "resized 224 → 256 MB of max 1,024 MB",
+                "176 KB per request", "the pauses track");
+        assertThat(f.explains()).contains("pool-starvation", "tail-latency");
+        assertThat(f.culprit()).isEqualTo("G1 heap sizing");
+    }
+
+    @Test
+    void gcOnAHealthyServiceIsRuledOutWithTheMeasuredShare() {
+        Finding f = new GcPressureRule().evaluate(Fixtures.evidence("healthy"));
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.verdict()).isEqualTo(Verdict.RULED_OUT);
+        assertThat(f.summary()).isEqualTo("GC paused 0.3 % of wall time (worst window 0.4 %); heap free after GC 85 %.");
+    }
+
+    @Test
+    void aLargePauseShareAloneIsCritical() {
+        var ev = CaseBuilder.in(dir, 10, 2).series("gc", 1000, "pauseSumMs", flat(10, 200), "pauseCount", flat(10, 4)).evidence();
+        Finding f = new GcPressureRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).startsWith("GC pauses took 20 % of wall time");
+    }
+
+    @Test
+    void aTightHeapWithoutImpactIsOnlyInfo() {
+        var ev = CaseBuilder.in(dir, 10, 2).series("gc", 1000, "pauseSumMs", flat(10, 5))
+                .series("heap", 1000, "usedAfterGcMb", flat(10, 90), "committedMb", flat(10, 100))
+                .table("heap-config", row("collector", "G1", "minHeapFreeRatio", 40)).evidence();
+        Finding f = new GcPressureRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+        assertThat(f.summary()).contains("heap free after GC 10 % < G1 MinHeapFreeRatio 40 %");
+    }
+
+    @Test
+    void pausesTrackingASmallTailWobbleAreNotAVerdict() {
+        double[] pauses = {2, 12, 2, 12, 2, 12, 2, 12, 2, 12};
+        double[] p99 = {20, 60, 20, 60, 20, 60, 20, 60, 20, 60};
+        var ev = CaseBuilder.in(dir, 10, 2).series("gc", 1000, "pauseSumMs", pauses)
+                .series("requests", 1000, "p99Ms", p99, "rps", flat(10, 100)).evidence();
+        Finding f = new GcPressureRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).isEqualTo("GC paused 0.7 % of wall time (worst window 1.2 %).");
+    }
+
+    @Test
+    void gcWithoutItsSeriesIsNotAssessedAndSaysWhatIsMissing() {
+        Finding f = new GcPressureRule().evaluate(CaseBuilder.in(dir, 10, 2).evidence());
+        assertThat(f.verdict()).isEqualTo(Verdict.NOT_ASSESSED);
+        assertThat(f.summary()).isEqualTo("not assessed: no series gc#pauseSumMs");
+    }
+
+    @Test
+    void littlesLawRulesPoolSizeOut() {
+        Finding f = new PoolSizeRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.verdict()).isEqualTo(Verdict.RULED_OUT);
+        assertThat(f.summary()).isEqualTo("Little's Law: 813 rps × 4.3 ms usage = 3.5 connections busy on average,"
+                + " pool has 10: the pool is not undersized.");
+    }
+
+    @Test
+    void littlesLawFlagsAPoolAtCapacity() {
+        Finding f = new PoolSizeRule().evaluate(Fixtures.evidence("row-lock-prototype-beans"));
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).contains("× 200 ms usage = 10.0 connections", "pool has 10 (100 % utilised)");
+    }
+
+    @Test
+    void withoutAMeasuredUsageTimeP50BoundsIt() {
+        var ev = CaseBuilder.in(dir, 10, 2).series("pools", 1000, "hikariTotal", flat(10, 10))
+                .series("requests", 1000, "rps", flat(10, 1000), "p50Ms", flat(10, 2)).evidence();
+        Finding f = new PoolSizeRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).contains("1,000 rps × 2 ms (p50, an upper bound on usage) = 2 connections");
+    }
+
+    @Test
+    void poolStarvationTrackingTheTailIsCritical() {
+        Finding f = new PoolStarvationRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).contains("up to 189 threads waited for a connection for a pool of 10", "pending tracks P99 (r = 0.99)");
+    }
+
+    @Test
+    void flatUsageTimeRulesTheDatabaseOut() {
+        Finding f = new SlowCallsRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
+        assertThat(f.verdict()).isEqualTo(Verdict.RULED_OUT);
+        assertThat(f.summary()).isEqualTo("connection usage time (mean) 4.3 ms → 4.3 ms while P99 went 49.6 ms → 1,049 ms:"
+                + " flat, so the database did not get slower.");
+    }
+
+    @Test
+    void growingUsageTimeMeansTheDependencySlowed() {
+        var ev = CaseBuilder.in(dir, 12, 2).series("pools", 1000, "hikariUsageMsMean", step(12, 5, 15)).evidence();
+        Finding f = new SlowCallsRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).isEqualTo("connection usage time (mean) 5 ms → 15 ms: connections are held 3.0× longer.");
+    }
+
+    @Test
+    void slowCallsNameTheStatementAgainstItsThreshold() {
+        Finding f = new SlowCallsRule().evaluate(Fixtures.evidence("row-lock-prototype-beans"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("UPDATE stock SET reserved = reserved + ? WHERE sku = ?");
+        assertThat(f.summary()).contains("take 82 % of request time", "P99 4 s (threshold 100 ms), 3,000 calls");
+    }
+
+    @Test
+    void fastCallsAreRuledOut() {
+        Finding f = new SlowCallsRule().evaluate(Fixtures.evidence("healthy"));
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).contains("no dependency call over its threshold", "across 2 call targets");
+    }
+
+    @Test
+    void rowLockWaitsFromTheLockTableAreCritical() {
+        Finding f = new DbRowLockRule().evaluate(Fixtures.evidence("row-lock-prototype-beans"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).isEqualTo("2,950 waits on a row lock of stock by \"UPDATE stock SET reserved = reserved + ?"
+                + " WHERE sku = ?\", 4,650 s of waiting in total: 77 % of request time.");
+        assertThat(f.explains()).contains("slow-calls", "pool-starvation");
+    }
+
+    @Test
+    void aSlowHotUpdateWithoutLockEvidenceIsSuspectedNotProven() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("calls",
+                row("kind", "sql", "target", "update counters set n = n + 1 where id = ?", "p99Ms", 900, "shareOfRequestTime", 0.5),
+                row("kind", "sql", "target", "select * from t", "p99Ms", 900, "shareOfRequestTime", 0.4)).evidence();
+        Finding f = new DbRowLockRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).contains("takes 50 % of request time (P99 900 ms): likely waiting on a row lock");
+    }
+
+    @Test
+    void tailLatencyReportsBeforeAndAfter() {
+        Finding f = new TailLatencyRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).isEqualTo("P99 49.6 ms → 1,049 ms (worst 1,074 ms), P50 3.1 ms → 17.8 ms at 798 → 813 rps:"
+                + " the worst P99 is 345× the median request.");
+    }
+}

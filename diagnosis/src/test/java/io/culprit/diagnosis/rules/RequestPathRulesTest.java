@@ -1,0 +1,179 @@
+package io.culprit.diagnosis.rules;
+
+import static io.culprit.diagnosis.CaseBuilder.flat;
+import static io.culprit.diagnosis.CaseBuilder.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.culprit.diagnosis.CaseBuilder;
+import io.culprit.diagnosis.Fixtures;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Verdict;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Rules about work on the request path: handler gap, idle gap, exceptions, class loading, construction, beans. */
+class RequestPathRulesTest {
+    @TempDir Path dir;
+
+    @Test
+    void timeBelowTheHandlerIsSplitFromTimeOutsideTheServer() {
+        Finding f = new OutsideHandlerRule().evaluate(Fixtures.evidence("tomcat-jar-scan-after-idle"));
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).isEqualTo("GET /api/orders/{id}: client sees 28 ms, the handler runs 4.1 ms; 21.9 ms below"
+                + " the handler in the container, 2 ms outside the server (85 % outside the handler).");
+        assertThat(f.culprit()).contains("below the handler");
+    }
+
+    @Test
+    void aHandlerThatIsTheRequestIsOk() {
+        Finding f = new OutsideHandlerRule().evaluate(Fixtures.evidence("healthy"));
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).endsWith("(18 % outside the handler).");
+    }
+
+    @Test
+    void idleGapBucketsDateTheTtlAndNameTheRefill() {
+        Finding f = new IdleGapRule().evaluate(Fixtures.evidence("tomcat-jar-scan-after-idle"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).startsWith("requests after ≥ 5 s idle take 74 ms (p50) vs 3.1 ms back-to-back (24×, 8.0 % of requests, r = 0.93)")
+                .contains("~5 s time-to-live", "refilled by jar-scan in org.apache.catalina.webresources.TomcatJarInputStream.getNextJarEntry:43");
+        assertThat(f.culprit()).isEqualTo("org.apache.catalina.webresources.TomcatJarInputStream.getNextJarEntry:43");
+        assertThat(f.explains()).contains("hot-path-classloading", "outside-handler");
+    }
+
+    @Test
+    void idleGapCorrelationAloneIsAWarning() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("routes", row("route", "GET /", "idleGapCorrelation", 0.8)).evidence();
+        Finding f = new IdleGapRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).isEqualTo("latency correlates with the idle gap before each request at r = 0.80 (no gap buckets to date the expiry).");
+    }
+
+    @Test
+    void flatLatencyAcrossGapsIsRuledOut() {
+        Finding f = new IdleGapRule().evaluate(Fixtures.evidence("healthy"));
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).isEqualTo("p50 3.9 ms back-to-back vs 4.3 ms after ≥ 5 s idle: no idle-time dependency.");
+    }
+
+    @Test
+    void caughtExceptionsPerRequestNameTheThrowSite() {
+        Finding f = new CaughtExceptionsRule().evaluate(Fixtures.evidence("timer-lock-log-storm"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("org.springframework.beans.AbstractNestablePropertyAccessor.processLocalProperty:417");
+        assertThat(f.summary()).contains("35 per request, 35,000/s", "top 35 org.springframework.beans.NotWritablePropertyException",
+                "≈13 % of 4 CPU(s) filling stack traces");
+    }
+
+    @Test
+    void escapedExceptionsAreNotHiddenCost() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("exceptions",
+                row("type", "java.io.IOException", "site", "a.B.c:1", "count", 5000, "perRequest", 5.0, "caught", false)).evidence();
+        Finding f = new CaughtExceptionsRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).isEqualTo("no caught exceptions recorded (1 escaped types).");
+    }
+
+    @Test
+    void failedLoadsAndNestedJarWalksPerRequestAreCritical() {
+        Finding f = new ClassLoadingRule().evaluate(Fixtures.evidence("converter-rebuild"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).startsWith("lookups per request: 944 resource-lookup, 8 class-miss, 8 service-lookup")
+                .contains("(55 % of request time, 49 % of CPU samples in lookups)");
+        assertThat(f.culprit()).endsWith("Jackson2ObjectMapperBuilder.registerWellKnownModulesIfAvailable:823");
+        assertThat(f.explains()).contains("caught-exceptions", "cpu-saturation");
+    }
+
+    @Test
+    void lookupsWithoutRequestCountsFallBackToRate() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("classloading",
+                row("kind", "service-lookup", "name", "x.Spi", "caller", "a.B.c", "count", 500)).evidence();
+        Finding f = new ClassLoadingRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).isEqualTo("lookups/s: 50 service-lookup; top 50/s service-lookup x.Spi by a.B.c.");
+    }
+
+    @Test
+    void repeatedConstructionExplainsTheLookupsAndThrowsItsConstructorCauses() {
+        Finding f = new ConstructionRule().evaluate(Fixtures.evidence("converter-rebuild"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).isEqualTo("2 new org.springframework.boot.autoconfigure.http.HttpMessageConverters per request"
+                + " (768 in total), built by com.example.shop.client.PricingClientConfig.lambda$feignDecoder$0:31, 78 % of CPU samples.");
+        assertThat(f.explains()).contains("hot-path-classloading", "caught-exceptions", "cpu-saturation");
+        assertThat(f.confirm()).contains("trace com.example.shop.client.PricingClientConfig lambda$feignDecoder$0");
+    }
+
+    @Test
+    void withoutAConstructionProbeTheLookupStacksRevealTheConstructor() throws Exception {
+        Path copy = dir.resolve("copy");
+        copyTree(Fixtures.dir("converter-rebuild"), copy);
+        java.nio.file.Files.delete(copy.resolve("tables/construction.json"));
+        var ev = new io.culprit.diagnosis.Evidence(io.culprit.model.CaseFile.open(copy));
+        Finding f = new ConstructionRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).isEqualTo("944 resource-lookup per request run inside new"
+                + " org.springframework.boot.autoconfigure.http.HttpMessageConverters, built by"
+                + " com.example.shop.client.PricingClientConfig.lambda$feignDecoder$0:31 on every call, 78 % of CPU samples"
+                + " (seen in the lookup stacks; no construction probe).");
+        var result = io.culprit.diagnosis.Diagnosis.run(ev.caseFile());
+        assertThat(result.top().orElseThrow().id()).isEqualTo("repeated-construction");
+    }
+
+    @Test
+    void anExceptionsOwnConstructorIsNotRepeatedConstruction() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("classloading", row("kind", "class-miss", "name", "x.Y", "caller", "a.B.c",
+                "perRequest", 3.0, "stack", List.of("java.lang.Class.forName", "a.BadThingException.<init>:3", "a.B.c:9"))).evidence();
+        assertThat(new ConstructionRule().evaluate(ev).verdict()).isEqualTo(Verdict.NOT_ASSESSED);
+    }
+
+    private static void copyTree(Path from, Path to) throws java.io.IOException {
+        try (var paths = java.nio.file.Files.walk(from)) {
+            for (Path p : (Iterable<Path>) paths::iterator) {
+                java.nio.file.Files.copy(p, to.resolve(from.relativize(p).toString()));
+            }
+        }
+    }
+
+    @Test
+    void constructionCostFromMeanTimeWhenNoProfile() {
+        var ev = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", flat(10, 10), "p50Ms", flat(10, 20))
+                .table("construction", row("type", "x.Mapper", "count", 300, "perRequest", 3.0, "meanMs", 1.0, "caller", "a.B.c")).evidence();
+        Finding f = new ConstructionRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).isEqualTo("3 new x.Mapper per request (300 in total), built by a.B.c, 15 % of request time.");
+    }
+
+    @Test
+    void prototypeBeansPerRequestAreCriticalAndRequestScopeIsNot() {
+        Finding f = new PrototypeBeansRule().evaluate(Fixtures.evidence("row-lock-prototype-beans"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).isEqualTo("200 prototype beans 'redisCacheClient' (com.example.shop.cache.RedisCacheClient)"
+                + " created per request, bean creation in 38 % of CPU samples.");
+        Finding healthy = new PrototypeBeansRule().evaluate(Fixtures.evidence("healthy"));
+        assertThat(healthy.severity()).isEqualTo(Severity.OK);
+        assertThat(healthy.summary()).isEqualTo("bean creations per request: 1 (2 bean types seen).");
+    }
+
+    @Test
+    void withoutABeanProbeTheProfileStillShowsCreationOnTheRequestPath() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("cpu-hotspots",
+                row("frame", "org.springframework.beans.factory.support.AbstractAutowireCapableBeanFactory.createBean", "totalShare", 0.3)).evidence();
+        Finding f = new PrototypeBeansRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).startsWith("bean creation in 30 % of CPU samples after warm-up");
+    }
+
+    @Test
+    void missingTablesAreNotAssessed() {
+        var ev = CaseBuilder.in(dir, 10, 2).evidence();
+        for (var rule : List.of(new CaughtExceptionsRule(), new ClassLoadingRule(), new ConstructionRule(), new PrototypeBeansRule(),
+                new OutsideHandlerRule(), new IdleGapRule())) {
+            Finding f = rule.evaluate(ev);
+            assertThat(f.verdict()).as(rule.id()).isEqualTo(Verdict.NOT_ASSESSED);
+            assertThat(f.summary()).as(rule.id()).startsWith("not assessed: ");
+        }
+    }
+}
