@@ -4,6 +4,8 @@ import io.culprit.cli.agent.CulpritException;
 import io.culprit.cli.diagnose.AnalyzeCommand;
 import io.culprit.cli.diagnose.DiagnoseCommand;
 import io.culprit.cli.lab.LabCommand;
+import io.culprit.cli.report.DiffCommand;
+import io.culprit.cli.report.ReportCommand;
 import io.culprit.load.cli.LoadCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,6 +23,8 @@ import picocli.CommandLine.Command;
                 LabCommand.class,
                 DiagnoseCommand.class,
                 AnalyzeCommand.class,
+                ReportCommand.class,
+                DiffCommand.class,
                 DemoCommand.class,
                 CommandLine.HelpCommand.class
         })
