@@ -1,0 +1,78 @@
+package io.culprit.bootstrap;
+
+/**
+ * The one class woven code calls. A static, volatile {@link Spy} that is a no-op until the agent
+ * installs its dispatcher and again after {@link #reset()}, so bytecode left behind by a crashed
+ * or detached agent is harmless (the design Arthas uses). Every entry point swallows its own
+ * throwables: instrumentation must never change what the application sees.
+ */
+public final class Bridge {
+
+    private static final Spy NO_OP = new NoOpSpy();
+    private static volatile Spy spy = NO_OP;
+
+    private Bridge() { }
+
+    public static void install(Spy real) {
+        if (real == null) {
+            throw new IllegalArgumentException("spy is null");
+        }
+        spy = real;
+    }
+
+    public static void reset() {
+        spy = NO_OP;
+    }
+
+    public static boolean installed() {
+        return spy != NO_OP;
+    }
+
+    public static long enter(int id) {
+        try {
+            return spy.enter(id);
+        } catch (Throwable ignored) {
+            return 0L;
+        }
+    }
+
+    public static void exit(int id, long start, Throwable thrown) {
+        try {
+            spy.exit(id, start, thrown);
+        } catch (Throwable ignored) {
+            // never into the application
+        }
+    }
+
+    public static long enterArgs(int id, Object self, Object[] args) {
+        try {
+            return spy.enterArgs(id, self, args);
+        } catch (Throwable ignored) {
+            return 0L;
+        }
+    }
+
+    public static void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+        try {
+            spy.exitArgs(id, start, self, args, returned, thrown);
+        } catch (Throwable ignored) {
+            // never into the application
+        }
+    }
+
+    public static void beforeCall(int site) {
+        try {
+            spy.beforeCall(site);
+        } catch (Throwable ignored) {
+            // never into the application
+        }
+    }
+
+    public static void afterCall(int site) {
+        try {
+            spy.afterCall(site);
+        } catch (Throwable ignored) {
+            // never into the application
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package io.culprit.bootstrap;
+
+/**
+ * What woven code reaches through {@link Bridge}. Lives on the bootstrap class path so that
+ * classes of every loader can link against it; the agent's dispatcher implements it from its
+ * isolated loader. Ids are handed out by the agent when it weaves a method or a call site.
+ *
+ * <p>The lean pair ({@link #enter}/{@link #exit}) carries only an id and a timestamp, so woven
+ * code allocates nothing; the {@code *Args} pair exists for listeners that read arguments
+ * (watch), and is only woven when such a listener asked for it.
+ */
+public interface Spy {
+
+    /** A woven method starts. Returns the timestamp the matching {@link #exit} gets back. */
+    long enter(int id);
+
+    /** A woven method ends; {@code thrown} is null on a normal return. */
+    void exit(int id, long start, Throwable thrown);
+
+    long enterArgs(int id, Object self, Object[] args);
+
+    void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown);
+
+    /** Just before a woven call site invokes its callee. */
+    void beforeCall(int site);
+
+    /** Just after a woven call site's callee returned normally. */
+    void afterCall(int site);
+}

@@ -1,0 +1,57 @@
+package io.culprit.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class BridgeTest {
+
+    @AfterEach
+    void reset() {
+        Bridge.reset();
+    }
+
+    @Test
+    void isANoOpUntilInstalled() {
+        assertThat(Bridge.installed()).isFalse();
+        assertThat(Bridge.enter(1)).isZero();
+        Bridge.exit(1, 0L, null);
+    }
+
+    @Test
+    void delegatesOnceInstalledAndStopsAfterReset() {
+        long[] seen = new long[2];
+        Bridge.install(new ThrowingSpy() {
+            @Override public long enter(int id) { seen[0] = id; return 42L; }
+            @Override public void exit(int id, long start, Throwable thrown) { seen[1] = start; }
+        });
+        assertThat(Bridge.enter(7)).isEqualTo(42L);
+        Bridge.exit(7, 42L, null);
+        assertThat(seen).containsExactly(7L, 42L);
+        Bridge.reset();
+        assertThat(Bridge.enter(8)).isZero();
+        assertThat(seen[0]).isEqualTo(7L);
+    }
+
+    @Test
+    void swallowsTheSpysThrowables() {
+        Bridge.install(new ThrowingSpy());
+        assertThat(Bridge.enter(1)).isZero();
+        assertThat(Bridge.enterArgs(1, null, new Object[0])).isZero();
+        Bridge.exit(1, 0L, null);
+        Bridge.exitArgs(1, 0L, null, null, null, null);
+        Bridge.beforeCall(1);
+        Bridge.afterCall(1);
+    }
+
+    /** A spy that fails everywhere: nothing may reach the caller. */
+    static class ThrowingSpy implements Spy {
+        @Override public long enter(int id) { throw new IllegalStateException("enter"); }
+        @Override public void exit(int id, long start, Throwable thrown) { throw new StackOverflowError(); }
+        @Override public long enterArgs(int id, Object self, Object[] args) { throw new IllegalStateException(); }
+        @Override public void exitArgs(int id, long start, Object self, Object[] args, Object r, Throwable t) { throw new IllegalStateException(); }
+        @Override public void beforeCall(int site) { throw new IllegalStateException(); }
+        @Override public void afterCall(int site) { throw new IllegalStateException(); }
+    }
+}

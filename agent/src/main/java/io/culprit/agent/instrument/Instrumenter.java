@@ -1,0 +1,150 @@
+package io.culprit.agent.instrument;
+
+import io.culprit.agent.command.CommandException;
+import io.culprit.agent.instrument.internal.ArgsAdvice;
+import io.culprit.agent.instrument.internal.CallSiteVisitor;
+import io.culprit.agent.instrument.internal.ConstructorAdvice;
+import io.culprit.agent.instrument.internal.Dispatcher;
+import io.culprit.agent.instrument.internal.IdMapping;
+import io.culprit.agent.instrument.internal.LeanAdvice;
+import io.culprit.agent.instrument.internal.MethodId;
+import io.culprit.bootstrap.Bridge;
+import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.asm.AsmVisitorWrapper;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.matcher.ElementMatchers;
+import net.bytebuddy.utility.JavaModule;
+
+/**
+ * Installs and removes the weaving of every instrumenting command. Each {@link Plan} gets its own
+ * {@link ResettableClassFileTransformer} (retransformation, no class format changes), so one
+ * command's reset restores exactly what it wove and {@link #resetAll()} returns every class to
+ * its original bytecode. The Bridge points at the dispatcher while anything is installed.
+ */
+public final class Instrumenter {
+
+    private static final List<Installation> LIVE = new CopyOnWriteArrayList<>();
+    private static volatile boolean unsafe;
+
+    private Instrumenter() { }
+
+    /** Set from the agent argument {@code unsafe}: lets expressions call methods and constructors. */
+    public static void setUnsafe(boolean allowed) {
+        unsafe = allowed;
+    }
+
+    public static boolean unsafe() {
+        return unsafe;
+    }
+
+    public static int liveCount() {
+        return LIVE.size();
+    }
+
+    public static synchronized Installation install(Instrumentation inst, Plan plan, List<Integer> ids)
+            throws CommandException {
+        List<String> errors = new ArrayList<>();
+        List<String> woven = new ArrayList<>();
+        ResettableClassFileTransformer transformer = new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(new AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Explicit(plan.classes()))
+                .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
+                .with(AgentBuilder.TypeStrategy.Default.DECORATE)
+                .with(new AgentBuilder.Listener.Adapter() {
+                    @Override
+                    public void onTransformation(net.bytebuddy.description.type.TypeDescription type, ClassLoader cl,
+                                                 JavaModule module, boolean loaded, DynamicType dynamicType) {
+                        woven.add(type.getName());
+                    }
+
+                    @Override
+                    public void onError(String name, ClassLoader cl, JavaModule module, boolean loaded, Throwable t) {
+                        errors.add(name + ": " + t);
+                    }
+                })
+                .ignore(ElementMatchers.none())
+                .type((type, loader, module, redefined, pd) -> redefined != null && plan.classes().contains(redefined))
+                .transform((builder, type, loader, module, pd) -> weave(builder, plan, classOf(plan, type.getName(), loader)))
+                .installOn(inst);
+        Bridge.install(Dispatcher.INSTANCE);
+        Installation installation = new Installation(inst, transformer, ids, woven.size(), plan.classes());
+        LIVE.add(installation);
+        if (woven.isEmpty()) {
+            installation.close();
+            throw new CommandException("could not weave any class" + (errors.isEmpty() ? "" : ": " + errors.get(0)));
+        }
+        return installation;
+    }
+
+    private static Class<?> classOf(Plan plan, String name, ClassLoader loader) {
+        for (Class<?> c : plan.classes()) {
+            if (c.getName().equals(name) && c.getClassLoader() == loader) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private static DynamicType.Builder<?> weave(DynamicType.Builder<?> builder, Plan plan, Class<?> type) {
+        if (type == null) {
+            return builder;
+        }
+        Map<String, Integer> ids = plan.advised.get(type);
+        if (ids != null) {
+            Advice.WithCustomMapping mapping = Advice.withCustomMapping().bind(MethodId.class, new IdMapping(ids));
+            builder = builder.visit(mapping.to(plan.withArgs ? ArgsAdvice.class : LeanAdvice.class)
+                    .on(keyIn(ids).and(ElementMatchers.isMethod())));
+            // A constructor's exit advice cannot catch what the constructor throws (the JVM forbids
+            // a handler around the super() call), so constructors get normal-exit timing only.
+            builder = builder.visit(mapping.to(ConstructorAdvice.class).on(keyIn(ids).and(ElementMatchers.isConstructor())));
+        }
+        Map<String, MethodTarget> calls = plan.callSites.get(type);
+        if (calls != null) {
+            builder = builder.visit(new AsmVisitorWrapper.ForDeclaredMethods().invokable(keyIn(calls),
+                    (t, method, mv, ctx, pool, wf, rf) ->
+                            new CallSiteVisitor(mv, calls.get(method.getInternalName() + method.getDescriptor()), plan.registrar)));
+        }
+        return builder;
+    }
+
+    private static ElementMatcher.Junction<MethodDescription> keyIn(Map<String, ?> keys) {
+        return new ElementMatcher.Junction.AbstractBase<MethodDescription>() {
+            @Override
+            public boolean matches(MethodDescription m) {
+                return keys.containsKey(m.getInternalName() + m.getDescriptor());
+            }
+        };
+    }
+
+    /**
+     * Removes every command's weaving and points the Bridge back at its no-op; the agent's
+     * {@code stop} and the {@code reset} command call this. Returns the number of distinct
+     * classes restored to their original bytecode. Safe to call when nothing is installed.
+     */
+    public static synchronized int resetAll() {
+        java.util.Set<Class<?>> classes = new java.util.HashSet<>();
+        for (Installation i : LIVE) {
+            classes.addAll(i.classes);
+            i.close();
+        }
+        Bridge.reset();
+        return classes.size();
+    }
+
+    static synchronized void removed(Installation installation) {
+        LIVE.remove(installation);
+        if (LIVE.isEmpty()) {
+            Bridge.reset();
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package io.culprit.agent.instrument;
+
+import io.culprit.agent.command.CommandException;
+import io.culprit.agent.instrument.internal.ClassBytes;
+import io.culprit.agent.instrument.internal.NamePattern;
+import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Turns {@code CLASS METHOD} patterns into the loaded methods to weave. Interfaces and abstract
+ * classes stand for their loaded implementations; inner classes and lambda bodies are ordinary
+ * names ({@code Outer$Inner}, {@code lambda$*}). JDK core classes are refused unless asked for.
+ */
+public final class TargetResolver {
+
+    private static final String[] JDK_PREFIXES = {"java.", "javax.", "jdk.", "sun.", "com.sun.", "org.w3c.", "org.xml."};
+
+    /** Beyond this the weaving itself takes seconds and the breaker would stop the command anyway. */
+    static final int MAX_METHODS = 2_000;
+
+    private TargetResolver() { }
+
+    public static boolean isJdk(String className) {
+        for (String p : JDK_PREFIXES) {
+            if (className.startsWith(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Classes the agent must never weave: itself, its libraries, hidden and array classes. */
+    public static boolean weavable(Instrumentation inst, Class<?> c) {
+        String n = c.getName();
+        return !c.isArray() && !c.isPrimitive() && n.indexOf('/') < 0 && !n.contains("$$Lambda")
+                // culprit's own classes are off limits, except the *.fixture.* targets of its tests
+                && (!n.startsWith("io.culprit.") || n.contains(".fixture."))
+                && !n.startsWith("net.bytebuddy.") && !n.startsWith("org.HdrHistogram.")
+                && inst.isModifiableClass(c);
+    }
+
+    public static List<MethodTarget> resolve(Instrumentation inst, String classPattern, String methodPattern,
+                                             boolean includeJdk, boolean constructors) throws CommandException {
+        NamePattern cp = new NamePattern(classPattern);
+        NamePattern mp = new NamePattern(methodPattern);
+        Class<?>[] loaded = inst.getAllLoadedClasses();
+        Set<Class<?>> matched = new LinkedHashSet<>();
+        boolean refusedJdk = false;
+        for (Class<?> c : loaded) {
+            if (cp.matches(c.getName()) && weavable(inst, c)) {
+                if (isJdk(c.getName()) && !includeJdk) {
+                    refusedJdk = true;
+                } else {
+                    matched.add(c);
+                }
+            }
+        }
+        if (matched.isEmpty() && refusedJdk) {
+            throw new CommandException("refused: '" + classPattern + "' matches JDK core classes only;"
+                    + " add --include-jdk to weave them (every caller in the JVM pays)");
+        }
+        if (matched.isEmpty()) {
+            throw new CommandException("no class matches '" + classPattern + "'" + closeMatches(loaded, classPattern));
+        }
+        Set<Class<?>> types = new LinkedHashSet<>(matched);
+        for (Class<?> c : matched) {
+            if (c.isInterface() || Modifier.isAbstract(c.getModifiers())) {
+                for (Class<?> impl : loaded) {
+                    if (impl != c && c.isAssignableFrom(impl) && weavable(inst, impl)
+                            && (includeJdk || !isJdk(impl.getName()))) {
+                        types.add(impl);
+                    }
+                }
+            }
+        }
+        List<MethodTarget> out = new ArrayList<>();
+        for (Class<?> c : types) {
+            for (ClassBytes.Method m : ClassBytes.methods(c)) {
+                // Constructors only when asked for by name: '*' means methods, '<init>' constructors.
+                if (m.concrete() && mp.matches(m.name) && !"<clinit>".equals(m.name)
+                        && (!m.isConstructor() || (constructors && methodPattern.startsWith("<")))) {
+                    out.add(new MethodTarget(c, m));
+                }
+            }
+        }
+        if (out.size() > MAX_METHODS) {
+            throw new CommandException("'" + classPattern + "' '" + methodPattern + "' matches " + out.size()
+                    + " methods in " + types.size() + " classes (at most " + MAX_METHODS + "); narrow the patterns");
+        }
+        if (out.isEmpty()) {
+            String names = ClassBytes.methods(matched.iterator().next()).stream().map(m -> m.name)
+                    .filter(n -> !n.startsWith("<")).distinct().limit(8).collect(Collectors.joining(", "));
+            throw new CommandException("no method matches '" + methodPattern + "' in " + matched.size()
+                    + " class(es) matching '" + classPattern + "'" + (names.isEmpty() ? "" : " (methods: " + names + ")"));
+        }
+        return out;
+    }
+
+    /** Up to three loaded class names closest to the pattern's simple name, for the error line. */
+    static String closeMatches(Class<?>[] loaded, String pattern) {
+        String wanted = simple(pattern).replace("*", "").replace("?", "").toLowerCase();
+        List<String> best = new ArrayList<>();
+        Set<String> seen = new LinkedHashSet<>();
+        for (Class<?> c : loaded) {
+            String n = c.getName();
+            if (c.isArray() || n.contains("$$Lambda") || n.indexOf('/') >= 0 || !seen.add(n)) {
+                continue;
+            }
+            best.add(n);
+        }
+        List<String> top = best.stream()
+                .map(n -> new Object[] {n, distance(simple(n).toLowerCase(), wanted)})
+                .filter(o -> (int) o[1] <= Math.max(2, wanted.length() / 3))
+                .sorted(Comparator.comparingInt((Object[] o) -> (int) o[1]).thenComparing(o -> (String) o[0]))
+                .limit(3).map(o -> (String) o[0]).collect(Collectors.toList());
+        return top.isEmpty() ? "" : "; close matches: " + String.join(", ", top);
+    }
+
+    private static String simple(String name) {
+        return name.substring(name.lastIndexOf('.') + 1);
+    }
+
+    static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                cur[j] = Math.min(sub, Math.min(prev[j] + 1, cur[j - 1] + 1));
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+}

@@ -1,0 +1,131 @@
+package io.culprit.agent.instrument;
+
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Renders one invocation's tree in Arthas's layout, with times net of the tool's own measured
+ * cost: a node's time minus (call-site pairs timed inside it × cost per pair). Each parent's
+ * slowest child is marked, so walking down the hot path needs no arithmetic.
+ */
+final class TraceRenderer {
+
+    private final TraceListener listener;
+    private final double pairCost;
+
+    TraceRenderer(TraceListener listener, double pairCostNanos) {
+        this.listener = listener;
+        this.pairCost = pairCostNanos;
+    }
+
+    double netNanos(TraceNode n) {
+        return Math.max(0, n.totalNanos - n.nestedEvents() * pairCost);
+    }
+
+    double selfNanos(TraceNode n) {
+        double self = netNanos(n);
+        for (TraceNode c : n.children) {
+            self -= netNanos(c);
+        }
+        return Math.max(0, self);
+    }
+
+    String label(TraceNode n) {
+        MethodTarget root = listener.roots.get(n.site);
+        if (root != null) {
+            return root.display();
+        }
+        TraceListener.Site s = listener.sites.get(n.site);
+        return s == null ? "?" : s.owner + ":" + s.name + "() #" + s.line;
+    }
+
+    String text(TraceNode root, Thread thread) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("`---ts=").append(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")))
+                .append(";thread_name=").append(thread.getName()).append(";id=").append(thread.getId())
+                .append(String.format(";tool_cost=%.0fns/call", pairCost)).append('\n');
+        node(sb, root, root, "    ", true, false);
+        return sb.toString().stripTrailing();
+    }
+
+    private void node(StringBuilder sb, TraceNode n, TraceNode root, String indent, boolean last, boolean slowest) {
+        double net = netNanos(n);
+        sb.append(indent).append(last ? "`---[" : "+---[");
+        if (n == root) {
+            sb.append(String.format("%.3fms", net / 1e6));
+        } else {
+            double pct = netNanos(root) == 0 ? 0 : 100.0 * net / netNanos(root);
+            sb.append(String.format("%.2f%% %.3fms", pct, net / 1e6));
+            if (n.count > 1) {
+                sb.append(String.format(" min=%.3fms,max=%.3fms,count=%d", n.minNanos / 1e6, n.maxNanos / 1e6, n.count));
+            }
+        }
+        sb.append("] ").append(label(n));
+        if (n.thrown > 0) {
+            sb.append(" [throws ").append(n.thrown).append(']');
+        }
+        if (!reached(n).isEmpty()) {
+            sb.append(String.format(" (self %.3fms)", selfNanos(n) / 1e6));
+        }
+        if (slowest) {
+            sb.append("  <-- slowest");
+        }
+        sb.append('\n');
+        TraceNode hot = slowestChild(n);
+        List<TraceNode> shown = reached(n);
+        for (int i = 0; i < shown.size(); i++) {
+            TraceNode c = shown.get(i);
+            node(sb, c, root, indent + (last ? "    " : "|   "), i == shown.size() - 1, c == hot);
+        }
+    }
+
+    /** Children called in this invocation (a reused tree keeps nodes of earlier ones at count 0). */
+    private static List<TraceNode> reached(TraceNode n) {
+        List<TraceNode> out = new ArrayList<>(n.children.size());
+        for (TraceNode c : n.children) {
+            if (c.count > 0) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
+    private TraceNode slowestChild(TraceNode n) {
+        List<TraceNode> shown = reached(n);
+        TraceNode hot = null;
+        for (TraceNode c : shown) {
+            if (hot == null || c.totalNanos > hot.totalNanos) {
+                hot = c;
+            }
+        }
+        return shown.size() > 1 ? hot : null;
+    }
+
+    Map<String, Object> data(TraceNode root, Thread thread) {
+        Map<String, Object> m = nodeData(root);
+        m.put("thread", thread.getName());
+        m.put("toolCostNanosPerCall", pairCost);
+        return m;
+    }
+
+    private Map<String, Object> nodeData(TraceNode n) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("method", label(n));
+        m.put("count", n.count);
+        m.put("totalMs", netNanos(n) / 1e6);
+        m.put("selfMs", selfNanos(n) / 1e6);
+        m.put("minMs", n.minNanos / 1e6);
+        m.put("maxMs", n.maxNanos / 1e6);
+        m.put("thrown", n.thrown);
+        List<Object> children = new ArrayList<>();
+        for (TraceNode c : reached(n)) {
+            children.add(nodeData(c));
+        }
+        m.put("children", children);
+        return m;
+    }
+}

@@ -1,0 +1,82 @@
+package io.culprit.agent.instrument;
+
+import io.culprit.agent.command.Command;
+import io.culprit.agent.command.CommandContext;
+import io.culprit.agent.command.CommandException;
+import io.culprit.agent.instrument.expr.Expression;
+import io.culprit.agent.instrument.expr.ExpressionException;
+import io.culprit.agent.instrument.internal.Args;
+import io.culprit.agent.instrument.internal.Dispatcher;
+import io.culprit.agent.instrument.internal.OverheadBreaker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** Arguments, return values and exceptions of matching calls, through a sandboxed expression. */
+public final class WatchCommand implements Command {
+
+    @Override
+    public String name() {
+        return "watch";
+    }
+
+    @Override
+    public String summary() {
+        return "params, return value or exception of method calls, through an OGNL-like expression";
+    }
+
+    @Override
+    public String usage() {
+        return "watch CLASS METHOD [EXPRESSION] [CONDITION] [-b|-s|-e|-f] [-x DEPTH] [-n N] [--include-jdk]\n"
+                + "  watch com.acme.OrderService placeOrder '{params, returnObj, throwExp}' -x 2\n"
+                + "  watch org.springframework.util.ClassUtils forName '{params[0], throwExp}' -e\n"
+                + "  watch com.acme.OrderService placeOrder 'returnObj' 'params[0].items.size() > 3 && #cost > 100'\n"
+                + "-b before the call, -s after a normal return, -e after a throw, -f after either (default).\n"
+                + "Names: params, target, returnObj, throwExp, isBefore, isReturn, isThrow, clazz, method, #cost (ms).\n"
+                + "Static calls (@Cls@m()), static fields, constructors and arbitrary methods need the agent started with --unsafe.";
+    }
+
+    @Override
+    public void run(List<String> words, CommandContext ctx) throws Exception {
+        Args args = Args.parse(words, Set.of("-b", "-s", "-e", "-f", "--include-jdk"), Set.of("-n", "-x", "--budget"));
+        List<String> pos = args.positional();
+        if (pos.size() < 2 || pos.size() > 4) {
+            throw new CommandException("usage: watch CLASS METHOD [EXPRESSION] [CONDITION] [-b|-s|-e|-f] [-x DEPTH] [-n N]");
+        }
+        int limit = (int) args.number("-n", 100, 1, Integer.MAX_VALUE);
+        int expand = (int) args.number("-x", 1, 0, 6);
+        long budget = args.number("--budget", OverheadBreaker.DEFAULT_BUDGET, 1, Long.MAX_VALUE);
+        Expression express = parse(pos.size() > 2 ? pos.get(2) : "{params, target, returnObj}");
+        Expression condition = pos.size() > 3 ? parse(pos.get(3)) : null;
+        boolean b = args.has("-b");
+        boolean s = args.has("-s");
+        boolean e = args.has("-e");
+        boolean f = args.has("-f") || !(b || s || e);
+        List<MethodTarget> targets = TargetResolver.resolve(ctx.instrumentation(), pos.get(0), pos.get(1),
+                args.has("--include-jdk"), false);
+
+        CommandRun run = new CommandRun(ctx, "watch", limit, budget);
+        WatchListener listener = new WatchListener(run, express, condition, b, s || f, e || f, expand);
+        Plan plan = new Plan(true, null);
+        List<Integer> ids = new ArrayList<>();
+        for (MethodTarget t : targets) {
+            int id = Dispatcher.INSTANCE.register(listener);
+            listener.targets.put(id, t);
+            plan.advise(t, id);
+            ids.add(id);
+        }
+        Installation installation = Instrumenter.install(ctx.instrumentation(), plan, ids);
+        run.installed(installation);
+        ctx.println(String.format("Press Ctrl-C to abort. Affect(class count: %d, method count: %d)",
+                installation.classCount(), targets.size()));
+        run.loop(0, () -> { });
+    }
+
+    private static Expression parse(String text) throws CommandException {
+        try {
+            return Expression.parse(text, Instrumenter.unsafe());
+        } catch (ExpressionException ex) {
+            throw new CommandException(ex.getMessage());
+        }
+    }
+}

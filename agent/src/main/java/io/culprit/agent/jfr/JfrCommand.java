@@ -1,0 +1,111 @@
+package io.culprit.agent.jfr;
+
+import io.culprit.agent.Lifecycle;
+import io.culprit.agent.command.Command;
+import io.culprit.agent.command.CommandContext;
+import io.culprit.agent.command.CommandException;
+import io.culprit.agent.command.Flags;
+import io.culprit.agent.command.Format;
+import io.culprit.jfr.CulpritSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.text.SimpleDateFormat;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Recording;
+import jdk.jfr.RecordingState;
+
+/**
+ * {@code jfr start|stop|dump|status [--file PATH]}: a flight recording with culprit's own
+ * settings (culprit.jfc), never the target JDK's defaults. The recording is found by its name,
+ * not held in a field, so a re-attached agent can still dump or stop it.
+ */
+public final class JfrCommand implements Command {
+    static final String NAME = "culprit";
+
+    @Override
+    public String name() {
+        return "jfr";
+    }
+
+    @Override
+    public String summary() {
+        return "flight recording with culprit's settings: start, dump, stop, status";
+    }
+
+    @Override
+    public String usage() {
+        return String.join("\n",
+                "jfr start",
+                "jfr dump [--file PATH]     # a copy of what is recorded so far; keeps recording",
+                "jfr stop [--file PATH]     # writes the recording and ends it",
+                "jfr status",
+                "  default file: ~/.culprit/recordings/<pid>-<time>.jfr",
+                "",
+                "examples:",
+                "  jfr start",
+                "  jfr stop --file /tmp/slow.jfr   # then: culprit analyze /tmp/slow.jfr");
+    }
+
+    @Override
+    public void run(List<String> args, CommandContext ctx) throws Exception {
+        if (args.isEmpty()) throw new CommandException("jfr: start, stop, dump or status? (see 'help jfr')");
+        String action = args.get(0);
+        Flags f = Flags.parse("jfr " + action, args.subList(1, args.size()), "--file").atMostPositional(0);
+        Optional<Recording> current = current();
+        switch (action) {
+            case "start":
+                if (current.isPresent()) throw new CommandException("jfr: a culprit recording is already running (jfr stop first)");
+                if (f.has("--file")) throw new CommandException("jfr start: --file belongs to dump and stop");
+                Recording r = new Recording(CulpritSettings.configuration());
+                r.setName(NAME);
+                r.setToDisk(true);
+                r.start();
+                // Detaching culprit ends its recording: nothing of ours keeps running in the target.
+                Lifecycle.addShutdownHook(() -> current().ifPresent(Recording::close));
+                ctx.println("jfr recording " + r.getId() + " started with culprit settings (" + r.getSettings().size() + " settings)");
+                ctx.data(Map.of("action", "start", "id", r.getId()));
+                break;
+            case "dump":
+            case "stop":
+                Recording rec = current.orElseThrow(() -> new CommandException("jfr: no culprit recording running (jfr start first)"));
+                Path out = f.value("--file") != null ? Paths.get(f.value("--file")).toAbsolutePath() : defaultFile();
+                Files.createDirectories(out.getParent());
+                if (action.equals("stop")) rec.stop();
+                rec.dump(out);
+                if (action.equals("stop")) rec.close();
+                ctx.println("jfr recording " + (action.equals("stop") ? "stopped" : "dumped") + ": " + out + " (" + Format.bytes(Files.size(out))
+                        + ")\n  read it with: culprit analyze " + out);
+                Map<String, Object> data = new LinkedHashMap<>();
+                data.put("action", action);
+                data.put("file", out.toString());
+                data.put("bytes", Files.size(out));
+                ctx.data(data);
+                break;
+            case "status":
+                ctx.println(current.map(c -> "jfr recording " + c.getId() + " running since " + c.getStartTime()
+                        + ", " + Format.bytes(c.getSize()) + " so far").orElse("no culprit recording running"));
+                ctx.data(Map.of("running", current.isPresent()));
+                break;
+            default:
+                throw new CommandException("jfr: unknown action '" + action + "', expected start, stop, dump or status");
+        }
+    }
+
+    static Optional<Recording> current() {
+        if (!FlightRecorder.isAvailable()) return Optional.empty();
+        return FlightRecorder.getFlightRecorder().getRecordings().stream()
+                .filter(r -> NAME.equals(r.getName()) && r.getState() == RecordingState.RUNNING).findFirst();
+    }
+
+    private static Path defaultFile() {
+        String time = new SimpleDateFormat("yyyyMMdd-HHmmss", Locale.ROOT).format(new Date());
+        return Paths.get(System.getProperty("user.home"), ".culprit", "recordings", ProcessHandle.current().pid() + "-" + time + ".jfr");
+    }
+}

@@ -1,0 +1,35 @@
+package io.culprit.agent.jfr;
+
+import io.culprit.agent.command.CommandContext;
+import io.culprit.jfr.CulpritSettings;
+import io.culprit.jfr.LiveJfr;
+import java.util.Set;
+
+/** Observes for one interval through a live JFR stream, ending early when the command is cancelled. */
+final class LiveWindow {
+    private LiveWindow() { }
+
+    static LiveJfr observe(CommandContext ctx, Set<String> events, long intervalMs) throws InterruptedException {
+        return observe(ctx, events, intervalMs, open -> { });
+    }
+
+    /** {@code window} hears true once the stream records and false when the observation ends, for side counters. */
+    static LiveJfr observe(CommandContext ctx, Set<String> events, long intervalMs, java.util.function.Consumer<Boolean> window)
+            throws InterruptedException {
+        LiveJfr live = LiveJfr.start(CulpritSettings.only(events));
+        ctx.onCancel(live::close);
+        window.accept(true);
+        try {
+            long end = System.currentTimeMillis() + intervalMs;
+            // The observation window itself; short steps so Ctrl-C ends it promptly.
+            while (!ctx.cancelled() && System.currentTimeMillis() < end) {
+                Thread.sleep(Math.min(100, Math.max(1, end - System.currentTimeMillis())));
+            }
+            window.accept(false);
+            live.stop(3000);
+        } finally {
+            live.close();
+        }
+        return live;
+    }
+}

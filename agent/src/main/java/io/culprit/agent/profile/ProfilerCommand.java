@@ -1,0 +1,231 @@
+package io.culprit.agent.profile;
+
+import io.culprit.agent.Lifecycle;
+import io.culprit.agent.command.Command;
+import io.culprit.agent.command.CommandContext;
+import io.culprit.agent.command.CommandException;
+import io.culprit.agent.command.Flags;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.text.SimpleDateFormat;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * {@code profiler start|stop|status}: async-profiler inside the target. Always tells which engine
+ * really sampled: where perf events are forbidden (containers, seccomp, perf_event_paranoid),
+ * async-profiler silently runs {@code cpu} on {@code ctimer}, without kernel frames.
+ *
+ * <p>The profile is always recorded as JFR (async-profiler's own writer) and converted at stop:
+ * JFR is the one output that records the engine actually used, and it is what {@code culprit
+ * analyze} and async-profiler's converter read.
+ */
+public final class ProfilerCommand implements Command {
+    private static final Set<String> EVENTS = Set.of("cpu", "wall", "alloc", "lock");
+    private static final Set<String> FORMATS = Set.of("html", "collapsed", "jfr", "pprof");
+    private static final String INTERVAL = "\\d+(ns|us|ms|s|k|m|g|K|M|G)?";
+
+    @Override
+    public String name() {
+        return "profiler";
+    }
+
+    @Override
+    public String summary() {
+        return "async-profiler: CPU, wall-clock, allocation and lock flame graphs; reports the engine used";
+    }
+
+    @Override
+    public String usage() {
+        return String.join("\n",
+                "profiler start [--event cpu|wall|alloc|lock] [--interval N]",
+                "profiler stop [--format html|collapsed|jfr] [--file PATH]",
+                "profiler status",
+                "",
+                "  --interval   cpu/wall: sampling period (10ms default, e.g. 1ms, 500us);",
+                "               alloc: bytes between samples (e.g. 512k); lock: minimum wait (e.g. 1ms)",
+                "  --file       where stop writes the profile (default ~/.culprit/profiles/<pid>-<time>.<ext>)",
+                "",
+                "examples:",
+                "  profiler start                      # CPU, 10 ms",
+                "  profiler start --event wall --interval 20ms",
+                "  profiler stop --format collapsed --file /tmp/cpu.collapsed",
+                "  profiler stop --format jfr          # then: culprit analyze <file>");
+    }
+
+    @Override
+    public void run(List<String> args, CommandContext ctx) throws Exception {
+        if (args.isEmpty()) throw new CommandException("profiler: start, stop or status? (see 'help profiler')");
+        String action = args.get(0);
+        List<String> rest = args.subList(1, args.size());
+        switch (action) {
+            case "start": start(rest, ctx); break;
+            case "stop": stop(rest, ctx); break;
+            case "status":
+                Flags.parse("profiler status", rest).atMostPositional(0);
+                status(ctx);
+                break;
+            default: throw new CommandException("profiler: unknown action '" + action + "', expected start, stop or status");
+        }
+    }
+
+    private void start(List<String> args, CommandContext ctx) throws Exception {
+        Flags f = Flags.parse("profiler start", args, "--event", "--interval").atMostPositional(0);
+        String event = f.value("--event") == null ? "cpu" : f.value("--event");
+        if (!EVENTS.contains(event)) throw new CommandException("profiler: unknown event '" + event + "', expected cpu, wall, alloc or lock");
+        String interval = f.value("--interval");
+        if (interval != null && !interval.matches(INTERVAL)) {
+            throw new CommandException("profiler: bad --interval '" + interval + "' (e.g. 10ms, 500us, 512k)");
+        }
+        AsyncProfilerLib lib = AsyncProfilerLib.locate();
+        ProfilerState state = new ProfilerState(lib.workDir());
+        if (running(lib)) throw new CommandException("profiler: already running (profiler status, profiler stop)");
+        state.clear();
+        String expected = expectedEngine(lib, event);
+        StringBuilder cmd = new StringBuilder("start,event=").append(event);
+        if ("cpu".equals(event) || "wall".equals(event)) cmd.append(",interval=").append(interval == null ? "10ms" : interval);
+        else if (interval != null) cmd.append(',').append(event).append('=').append(interval);
+        cmd.append(",jfr,file=").append(state.recording);
+        String warnings = lib.execute(cmd.toString(), false);
+        Properties p = new Properties();
+        p.setProperty("event", event);
+        p.setProperty("interval", interval == null ? ("cpu".equals(event) || "wall".equals(event) ? "10ms" : "default") : interval);
+        p.setProperty("engine", expected);
+        p.setProperty("startedMs", Long.toString(System.currentTimeMillis()));
+        state.save(p);
+        // Detaching culprit must not leave a sampler running in the target.
+        Lifecycle.addShutdownHook(() -> stopQuietly(lib, state));
+        ctx.println("profiler started: event " + event + ", interval " + p.getProperty("interval") + ", engine " + describe(event, expected)
+                + (warnings.isEmpty() ? "" : "\n" + warnings));
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("action", "start");
+        data.put("event", event);
+        data.put("interval", p.getProperty("interval"));
+        data.put("engine", expected);
+        data.put("fallback", "cpu".equals(event) && !"perf_events".equals(expected));
+        ctx.data(data);
+    }
+
+    /**
+     * What async-profiler will pick: for {@code cpu} it tries perf events and falls back to
+     * ctimer. {@code check} on a perf event (cpu-clock) runs the same perf_event_open probe
+     * without starting anything. The recording's own {@code engine} setting confirms it at stop.
+     */
+    static String expectedEngine(AsyncProfilerLib lib, String event) {
+        if (!"cpu".equals(event)) return event;
+        try {
+            lib.execute("check,event=cpu-clock", true);
+            return "perf_events";
+        } catch (Exception perfUnavailable) {
+            return "ctimer";
+        }
+    }
+
+    static String describe(String event, String engine) {
+        if ("cpu".equals(event) && "ctimer".equals(engine)) {
+            return "ctimer (FALLBACK: perf events are not available here; CPU time is sampled by timers, no kernel frames)";
+        }
+        return engine;
+    }
+
+    private static boolean running(AsyncProfilerLib lib) throws Exception {
+        return lib.execute("status", true).startsWith("Profiling is running");
+    }
+
+    private static void stopQuietly(AsyncProfilerLib lib, ProfilerState state) {
+        try {
+            if (running(lib)) lib.execute("stop", false);
+            state.clear();
+        } catch (Exception ignored) {
+            // detach continues; the agent log records hook failures
+        }
+    }
+
+    private void stop(List<String> args, CommandContext ctx) throws Exception {
+        Flags f = Flags.parse("profiler stop", args, "--format", "--file").atMostPositional(0);
+        String format = f.value("--format") == null ? "html" : f.value("--format");
+        if (!FORMATS.contains(format)) throw new CommandException("profiler: unknown format '" + format + "', expected html, collapsed or jfr");
+        if (format.equals("pprof")) {
+            throw new CommandException("profiler: pprof is not built into the agent; stop with --format jfr, then: "
+                    + "culprit analyze FILE.jfr --pprof OUT.pb");
+        }
+        AsyncProfilerLib lib = AsyncProfilerLib.locate();
+        ProfilerState state = new ProfilerState(lib.workDir());
+        if (!running(lib)) throw new CommandException("profiler: not running (profiler start first)");
+        Path out = f.value("--file") != null ? Paths.get(f.value("--file")).toAbsolutePath() : defaultFile(lib, format);
+        Properties p = state.load();
+        lib.execute("stop", false);
+        Profile profile = Profile.read(state.recording);
+        String event = profile.settings.getOrDefault("event", p.getProperty("event", "?"));
+        String engine = profile.engine() != null ? profile.engine() : p.getProperty("engine", "?");
+        Files.createDirectories(out.getParent());
+        switch (format) {
+            case "jfr": Files.copy(state.recording, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING); break;
+            case "collapsed": profile.writeCollapsed(out); break;
+            default: FlameGraphHtml.write(profile.collapsed, event + " profile, engine " + engine + ", " + profile.samples + " samples", out);
+        }
+        state.clear();
+        report(ctx, event, engine, profile, format, out);
+    }
+
+    private static void report(CommandContext ctx, String event, String engine, Profile profile, String format, Path out) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("profiler stopped: event ").append(event).append(", engine ").append(describe(event, engine))
+                .append(", ").append(profile.samples).append(" samples\n");
+        sb.append(format).append(" written to ").append(out).append('\n');
+        List<Map<String, Object>> hottest = new ArrayList<>();
+        if (profile.samples > 0) {
+            sb.append("hottest frames (self):\n");
+            for (Map.Entry<String, Long> e : profile.hottest(5)) {
+                sb.append(String.format(Locale.ROOT, "  %5.1f%%  %s%n", 100.0 * e.getValue() / profile.samples, e.getKey()));
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("frame", e.getKey());
+                row.put("samples", e.getValue());
+                hottest.add(row);
+            }
+        }
+        ctx.println(sb.toString().trim());
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("action", "stop");
+        data.put("event", event);
+        data.put("engine", engine);
+        data.put("fallback", "cpu".equals(event) && !"perf_events".equals(engine));
+        data.put("samples", profile.samples);
+        data.put("format", format);
+        data.put("file", out.toString());
+        data.put("hottest", hottest);
+        ctx.data(data);
+    }
+
+    private static Path defaultFile(AsyncProfilerLib lib, String format) {
+        String ext = format.equals("html") ? "html" : format.equals("jfr") ? "jfr" : "collapsed";
+        String time = new SimpleDateFormat("yyyyMMdd-HHmmss", Locale.ROOT).format(new Date());
+        return lib.workDir().resolve(ProcessHandle.current().pid() + "-" + time + "." + ext);
+    }
+
+    private void status(CommandContext ctx) throws Exception {
+        AsyncProfilerLib lib = AsyncProfilerLib.locate();
+        String status = lib.execute("status", true).trim();
+        Properties p = new ProfilerState(lib.workDir()).load();
+        boolean on = status.startsWith("Profiling is running");
+        String event = p.getProperty("event", "?");
+        ctx.println(on ? status + " (event " + event + ", interval " + p.getProperty("interval", "?") + ", engine "
+                + describe(event, p.getProperty("engine", "?")) + ")" : "profiler not running");
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("running", on);
+        if (on) {
+            data.put("event", event);
+            data.put("engine", p.getProperty("engine"));
+            data.put("status", status);
+        }
+        data.put("library", lib.library().toString());
+        ctx.data(data);
+    }
+}

@@ -1,0 +1,25 @@
+package io.culprit.agent.jfr;
+
+import io.culprit.agent.command.CommandContext;
+import java.lang.instrument.Instrumentation;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** Records a command's output in-process; runs it on the caller's thread. */
+final class Ctx implements CommandContext {
+    final List<String> lines = new CopyOnWriteArrayList<>();
+    final List<Object> data = new CopyOnWriteArrayList<>();
+    final List<Runnable> cleanups = new CopyOnWriteArrayList<>();
+
+    @Override public boolean json() { return false; }
+    @Override public int width() { return 120; }
+    @Override public void println(String text) { lines.add(text); }
+    @Override public void data(Object value) { data.add(value); }
+    @Override public boolean cancelled() { return false; }
+    @Override public void onCancel(Runnable cleanup) { cleanups.add(cleanup); }
+    @Override public Instrumentation instrumentation() { return null; }
+
+    String text() {
+        return String.join("\n", lines);
+    }
+}

@@ -1,0 +1,56 @@
+package io.culprit.jfr;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.text.ParseException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import jdk.jfr.Configuration;
+
+/**
+ * culprit's own JFR settings ({@code culprit.jfc} beside this class). Used by {@code jfr start}
+ * and the live collectors so evidence never depends on the target JDK's defaults; the file
+ * documents the cost of each choice.
+ */
+public final class CulpritSettings {
+    public static final String RESOURCE = "culprit.jfc";
+
+    private CulpritSettings() { }
+
+    public static Configuration configuration() {
+        try (InputStream in = CulpritSettings.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) throw new IllegalStateException(RESOURCE + " missing from the culprit jfr jar");
+            try (Reader r = new InputStreamReader(in, StandardCharsets.UTF_8)) {
+                return Configuration.create(r);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (ParseException e) {
+            throw new IllegalStateException("bad " + RESOURCE + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Event settings as JFR expects them in {@code Recording.setSettings}. */
+    public static Map<String, String> settings() {
+        return configuration().getSettings();
+    }
+
+    /**
+     * culprit's settings for just these events (a command that needs exceptions only should not
+     * pay for execution samples), plus {@code jdk.ExceptionStatistics} every second: a periodic
+     * event that moves a live stream's clock forward even when nothing else happens.
+     */
+    public static Map<String, String> only(Set<String> events) {
+        Map<String, String> out = new HashMap<>();
+        settings().forEach((k, v) -> {
+            String event = k.substring(0, k.indexOf('#'));
+            if (events.contains(event) || event.equals("jdk.ExceptionStatistics")) out.put(k, v);
+        });
+        return out;
+    }
+}

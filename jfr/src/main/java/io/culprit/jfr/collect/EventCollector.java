@@ -1,0 +1,34 @@
+package io.culprit.jfr.collect;
+
+import io.culprit.model.Series;
+import io.culprit.model.Table;
+import java.util.List;
+import java.util.Set;
+import jdk.jfr.consumer.RecordedEvent;
+
+/**
+ * Turns one family of JFR events into catalogue series and tables. The same instance serves a
+ * live {@code RecordingStream} and a recording file: events in, evidence out. Callers serialize
+ * {@link #accept} and the output methods (see {@code JfrEvidence}).
+ */
+public interface EventCollector {
+
+    /** JFR event type names this collector reads. */
+    Set<String> events();
+
+    void accept(RecordedEvent e);
+
+    /** Series covering the observation, in 1 s windows. */
+    default List<Series> series(Observation o) { return List.of(); }
+
+    /** Ranked tables over the same observation. */
+    default List<Table> tables(Observation o) { return List.of(); }
+
+    static double ms(java.time.Duration d) {
+        return d == null ? 0 : d.toNanos() / 1e6;
+    }
+
+    static long epochMs(RecordedEvent e) {
+        return e.getStartTime().toEpochMilli();
+    }
+}

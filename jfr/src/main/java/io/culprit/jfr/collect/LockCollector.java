@@ -1,0 +1,159 @@
+package io.culprit.jfr.collect;
+
+import io.culprit.model.Table;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import jdk.jfr.consumer.RecordedClass;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedThread;
+
+/**
+ * Table {@code locks}: contended monitor enters and lock parks by lock class, with the blocked
+ * (waiter) stack, the owner and the owner's stack.
+ *
+ * <p>JFR names a monitor's previous owner but not what it was doing. The owner stack is found by
+ * correlation: every event of the owner thread that carries a stack (execution samples, sleeps,
+ * waits, I/O, its own blocking) and falls inside a waiter's blocked interval was, by definition,
+ * done while holding the lock. Parks do not name the owner; their owner columns stay null.
+ *
+ * <p>Parks whose blocker is a condition (idle pool threads in {@code queue.take()}) are waits for
+ * work, not contention, and are left out: only lock-like blockers (…Lock, …Sync, Semaphore) count.
+ */
+public final class LockCollector implements EventCollector {
+    /** Bounds memory on long live streams; the table is a ranking, so a sample of this size suffices. */
+    private static final int MAX_ACTIVITIES = 200_000;
+    private static final int MAX_INTERVALS = 5_000;
+
+    private static final class Group {
+        final String lockClass, kind;
+        long events;
+        double blockedMs;
+        final StackCounter waiters = new StackCounter();
+        final Map<Long, long[]> owners = new HashMap<>(); // tid -> count
+        final Map<Long, String> ownerNames = new HashMap<>();
+        final List<long[]> intervals = new ArrayList<>(); // ownerTid, startUs, endUs
+
+        Group(String lockClass, String kind) {
+            this.lockClass = lockClass;
+            this.kind = kind;
+        }
+    }
+
+    private static final class Activity {
+        final long startUs, endUs;
+        final List<String> stack;
+
+        Activity(long startUs, long endUs, List<String> stack) {
+            this.startUs = startUs;
+            this.endUs = endUs;
+            this.stack = stack;
+        }
+    }
+
+    private final Map<String, Group> groups = new HashMap<>();
+    private final Map<Long, List<Activity>> activity = new HashMap<>();
+    private int activities;
+
+    @Override
+    public Set<String> events() {
+        return Set.of("jdk.JavaMonitorEnter", "jdk.ThreadPark", "jdk.ExecutionSample", "jdk.ThreadSleep",
+                "jdk.JavaMonitorWait", "jdk.SocketRead", "jdk.SocketWrite", "jdk.FileRead", "jdk.FileWrite");
+    }
+
+    @Override
+    public void accept(RecordedEvent e) {
+        String name = e.getEventType().getName();
+        List<String> stack = Frames.of(e.getStackTrace());
+        RecordedThread thread = name.equals("jdk.ExecutionSample") ? e.getThread("sampledThread") : e.getThread();
+        if (thread != null && !stack.isEmpty() && activities < MAX_ACTIVITIES) {
+            activity.computeIfAbsent(thread.getJavaThreadId(), k -> new ArrayList<>())
+                    .add(new Activity(us(e.getStartTime()), us(e.getEndTime()), stack));
+            activities++;
+        }
+        if (name.equals("jdk.JavaMonitorEnter")) {
+            RecordedClass c = e.getValue("monitorClass");
+            Group g = group(c == null ? "?" : c.getName(), "monitor");
+            record(g, e, stack);
+            RecordedThread owner = e.getValue("previousOwner");
+            if (owner != null) {
+                g.owners.computeIfAbsent(owner.getJavaThreadId(), k -> new long[1])[0]++;
+                g.ownerNames.put(owner.getJavaThreadId(), owner.getJavaName());
+                if (g.intervals.size() < MAX_INTERVALS) {
+                    g.intervals.add(new long[] {owner.getJavaThreadId(), us(e.getStartTime()), us(e.getEndTime())});
+                }
+            }
+        } else if (name.equals("jdk.ThreadPark")) {
+            RecordedClass c = e.getValue("parkedClass");
+            if (c != null && isLock(c.getName())) record(group(c.getName(), "park"), e, stack);
+        }
+    }
+
+    static boolean isLock(String cls) {
+        if (cls.contains("ConditionObject")) return false;
+        return cls.contains("Lock") || cls.endsWith("Sync") || cls.contains("Semaphore");
+    }
+
+    private Group group(String cls, String kind) {
+        return groups.computeIfAbsent(kind + "|" + cls, k -> new Group(cls, kind));
+    }
+
+    private static void record(Group g, RecordedEvent e, List<String> stack) {
+        g.events++;
+        g.blockedMs += EventCollector.ms(e.getDuration());
+        g.waiters.add(stack);
+    }
+
+    private static long us(Instant t) {
+        return t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000;
+    }
+
+    @Override
+    public List<Table> tables(Observation o) {
+        List<Group> sorted = new ArrayList<>(groups.values());
+        sorted.sort((a, b) -> Double.compare(b.blockedMs, a.blockedMs));
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Group g : sorted) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("lockClass", g.lockClass);
+            r.put("kind", g.kind);
+            r.put("events", g.events);
+            r.put("blockedMs", g.blockedMs);
+            Long owner = topOwner(g);
+            r.put("ownerThread", owner == null ? null : g.ownerNames.get(owner));
+            r.put("ownerStack", owner == null ? null : ownerStack(g, owner));
+            r.put("waiterStack", g.waiters.top());
+            rows.add(r);
+        }
+        return List.of(new Table("locks", List.of("lockClass", "kind", "events", "blockedMs", "ownerThread", "ownerStack",
+                "waiterStack"), rows, o.meta()));
+    }
+
+    private static Long topOwner(Group g) {
+        Long best = null;
+        long n = 0;
+        for (Map.Entry<Long, long[]> e : g.owners.entrySet()) {
+            if (e.getValue()[0] > n) {
+                n = e.getValue()[0];
+                best = e.getKey();
+            }
+        }
+        return best;
+    }
+
+    /** The owner's most frequent stack while waiters were blocked on it (see the class comment). */
+    private List<String> ownerStack(Group g, long owner) {
+        StackCounter c = new StackCounter();
+        for (long[] iv : g.intervals) {
+            if (iv[0] != owner) continue;
+            for (Activity a : activity.getOrDefault(iv[0], List.of())) {
+                if (a.startUs <= iv[2] && a.endUs >= iv[1]) c.add(a.stack);
+            }
+        }
+        return c.top();
+    }
+}

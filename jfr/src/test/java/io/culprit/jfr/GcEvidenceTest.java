@@ -1,0 +1,68 @@
+package io.culprit.jfr;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.culprit.model.Series;
+import io.culprit.model.Table;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Paced allocation (known MB/s) in this JVM: GC pause sum against GarbageCollectorMXBean, and
+ * allocation rate against what the thread really allocated. Tolerance: 20 %, plus 5 ms on the
+ * pause sum because the MXBean counts whole milliseconds per collection.
+ */
+class GcEvidenceTest {
+    static volatile Object sink;
+
+    @Test
+    void pauseSumAndAllocationRateMatchTheJvmsOwnCounters() throws Exception {
+        long[] gcMs = new long[1];
+        long[] allocated = new long[1];
+        long[] elapsedNs = new long[1];
+        Path jfr = Recordings.record(() -> {
+            com.sun.management.ThreadMXBean tmx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            long gc0 = gcMillis(), a0 = tmx.getThreadAllocatedBytes(Thread.currentThread().getId()), t0 = System.nanoTime();
+            // 300 MB/s: 3 MB every 10 ms in 1 KB arrays.
+            Recordings.paced(100, 3000, () -> {
+                for (int i = 0; i < 3 * 1024; i++) sink = new byte[1024 - 16];
+            });
+            elapsedNs[0] = System.nanoTime() - t0;
+            allocated[0] = tmx.getThreadAllocatedBytes(Thread.currentThread().getId()) - a0;
+            gcMs[0] = gcMillis() - gc0;
+        });
+        JfrEvidence ev = JfrFiles.read(jfr);
+        var o = ev.observed(0);
+        Map<String, Series> series = new java.util.HashMap<>();
+        ev.series(o).forEach(s -> series.put(s.name(), s));
+
+        double pauseSum = Arrays.stream(series.get("gc").column("pauseSumMs").orElseThrow()).sum();
+        assertThat(gcMs[0]).as("the workload must cause GCs").isGreaterThan(0);
+        assertThat(pauseSum).isCloseTo(gcMs[0], within(Math.max(5.0, gcMs[0] * 0.2)));
+
+        double actualMbPerSec = allocated[0] / (1024.0 * 1024.0) / (elapsedNs[0] / 1e9);
+        double[] rates = Arrays.stream(series.get("alloc").column("mbPerSec").orElseThrow()).filter(d -> !Double.isNaN(d)).toArray();
+        assertThat(rates).as("windows between GCs").isNotEmpty();
+        double median = rates.length == 0 ? 0 : Arrays.stream(rates).sorted().toArray()[rates.length / 2];
+        assertThat(median).isCloseTo(actualMbPerSec, within(actualMbPerSec * 0.2));
+
+        Table collectors = ev.tables(o).get("gc-collectors");
+        assertThat(collectors.rows()).isNotEmpty();
+        Table config = ev.tables(o).get("heap-config");
+        assertThat(config.text(0, "collector")).isEqualTo("G1");
+        assertThat(config.number(0, "minHeapFreeRatio")).isEqualTo(40.0);
+        assertThat(config.number(0, "maxMb")).isGreaterThan(0);
+        assertThat(Arrays.stream(series.get("heap").column("usedAfterGcMb").orElseThrow()).anyMatch(d -> d > 0)).isTrue();
+    }
+
+    static long gcMillis() {
+        long sum = 0;
+        for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) sum += Math.max(0, b.getCollectionTime());
+        return sum;
+    }
+}

@@ -1,0 +1,45 @@
+package io.culprit.jfr.collect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.culprit.jfr.collect.Windows.Mode;
+import io.culprit.model.Series;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The pure parts: per-second windows and frame naming. */
+class WindowsAndFramesTest {
+    @Test
+    void sumsMaxesAndGaugesPerWindowWithGapsFilled() {
+        Windows w = new Windows("gc", 1000).column("n", Mode.SUM, "count").column("max", Mode.MAX, "ms")
+                .column("used", Mode.LAST, "MB");
+        w.add(10_100, "n", 1);
+        w.add(10_900, "n", 2);
+        w.add(10_500, "max", 7);
+        w.add(10_600, "max", 3);
+        w.add(12_000, "used", 40);
+        w.add(12_999, "used", 42);
+        Series s = w.build(10_000, 13_000);
+        assertThat(s.t()).containsExactly(10_000L, 11_000L, 12_000L);
+        assertThat(s.column("n").orElseThrow()).containsExactly(3, 0, 0);
+        assertThat(s.column("max").orElseThrow()[0]).isEqualTo(7);
+        assertThat(Double.isNaN(s.column("max").orElseThrow()[1])).as("no event: unknown, not 0").isTrue();
+        assertThat(s.column("used").orElseThrow()[2]).isEqualTo(42);
+        assertThat(s.units()).containsEntry("used", "MB");
+    }
+
+    @Test
+    void throwSiteSkipsConstructorsAndJdkFrames() {
+        List<String> stack = List.of("java.lang.Throwable.<init>:271", "java.lang.ClassNotFoundException.<init>:71",
+                "jdk.internal.loader.BuiltinClassLoader.loadClass:641", "java.lang.Class.forName:375",
+                "com.acme.Converters.build:42", "com.acme.Api.call:7");
+        List<String> fromSite = Frames.fromThrowSite(stack);
+        assertThat(fromSite.get(0)).isEqualTo("jdk.internal.loader.BuiltinClassLoader.loadClass:641");
+        assertThat(Frames.topNonJdk(fromSite)).isEqualTo("com.acme.Converters.build:42");
+        assertThat(ClassLoadingCollector.caller(List.of("org.springframework.boot.loader.LaunchedURLClassLoader.loadClass:151",
+                "java.lang.ClassLoader.loadClass:525", "org.springframework.util.ClassUtils.forName:284", "com.acme.Cfg.x:3")))
+                .isEqualTo("org.springframework.util.ClassUtils.forName:284");
+        assertThat(LockCollector.isLock("java.util.concurrent.locks.ReentrantLock$NonfairSync")).isTrue();
+        assertThat(LockCollector.isLock("java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject")).isFalse();
+    }
+}
