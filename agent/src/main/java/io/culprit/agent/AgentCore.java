@@ -1,5 +1,6 @@
 package io.culprit.agent;
 
+import io.culprit.agent.instrument.Instrumenter;
 import io.culprit.agent.internal.AgentArgs;
 import io.culprit.agent.internal.RunFile;
 import java.io.IOException;
@@ -22,6 +23,10 @@ public final class AgentCore {
      */
     public static void start(String args, Instrumentation inst, String mode) throws Exception {
         AgentArgs parsed = AgentArgs.parse(args);
+        // Expressions may call methods, construct objects or load classes only when the user opted in at attach.
+        Instrumenter.setUnsafe("true".equals(parsed.get("unsafe")));
+        // Detach returns every woven class to its original bytecode and the Bridge to its no-op.
+        Lifecycle.addShutdownHook(Instrumenter::resetAll);
         RunFile runFile = new RunFile(RunFile.resolveDir(parsed.get("rundir")), ProcessHandle.current().pid());
         new Agent(parsed, inst, runFile, version()).start(mode);
     }

@@ -19,6 +19,7 @@ import org.jline.reader.impl.completer.StringsCompleter;
 import org.jline.terminal.Terminal;
 import org.jline.terminal.TerminalBuilder;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -35,9 +36,12 @@ public final class AttachCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PID", description = "the target JVM's process id")
     long pid;
 
+    @Option(names = "--unsafe", description = "let watch expressions call methods, construct objects and load classes (fixed at attach)")
+    boolean unsafe;
+
     @Override
     public Integer call() throws IOException {
-        AgentClient agent = AgentClient.connect(pid);
+        AgentClient agent = AgentClient.connect(pid, unsafe);
         try (Terminal terminal = TerminalBuilder.builder().system(true).build()) {
             PrintWriter out = terminal.writer();
             Path history = Path.of(System.getProperty("user.home"), ".culprit", "history");

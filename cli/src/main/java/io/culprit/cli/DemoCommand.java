@@ -1,26 +1,78 @@
 package io.culprit.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.culprit.cli.diagnose.LiveDiagnosis;
+import io.culprit.cli.lab.GroundTruth;
+import io.culprit.cli.lab.LabProcess;
+import io.culprit.diagnosis.Diagnosis;
+import io.culprit.diagnosis.VerdictRenderer;
+import io.culprit.model.CaseFile;
+import io.culprit.model.Finding;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * The newcomer's first command. Until diagnose lands it says what it will do; it must never
- * pretend to have diagnosed anything.
+ * The newcomer's first command: starts a lab scenario on the embedded database, diagnoses it
+ * live under bounded load on 127.0.0.1, prints the verdict next to the scenario's ground truth,
+ * and stops the lab.
  */
-@Command(name = "demo", description = "Starts a lab scenario on the embedded database, diagnoses it under load, prints the verdict.")
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Starts a lab scenario on the embedded database, diagnoses it under load, prints the verdict.",
+        footer = {"", "Examples:",
+                "  culprit demo                       # gc-pool-starvation",
+                "  culprit demo converter-rebuild",
+                "  culprit demo gc-pool-starvation --fixed   # the twin with the cause removed",
+                "  culprit lab --list                 # every scenario"})
 public final class DemoCommand implements Callable<Integer> {
 
     @Parameters(index = "0", defaultValue = "gc-pool-starvation", description = "lab scenario (default: ${DEFAULT-VALUE})")
     String scenario;
 
+    @Option(names = "--fixed", description = "run the scenario's fixed twin")
+    boolean fixed;
+
+    @Option(names = "--duration", defaultValue = "20", description = "measured seconds of load (default: ${DEFAULT-VALUE})")
+    int seconds;
+
     @Override
-    public Integer call() {
-        System.out.println("culprit demo " + scenario + " will:");
-        System.out.println("  1. start the lab service with the '" + scenario + "' fault on the embedded database");
-        System.out.println("  2. attach, drive bounded load on 127.0.0.1 and collect evidence into a case file");
-        System.out.println("  3. print the root cause, the ranked hypotheses and the report's path");
-        System.out.println("The diagnose pipeline has not landed yet; nothing was started.");
-        return 0;
+    public Integer call() throws Exception {
+        System.err.println("culprit demo: starting lab scenario '" + scenario + "'" + (fixed ? " (fixed)" : "") + " on the embedded database");
+        long t0 = System.nanoTime();
+        try (LabProcess lab = LabProcess.start(scenario, fixed, "h2", LabProcess.freePort())) {
+            GroundTruth truth = lab.scenario();
+            System.err.printf("culprit demo: lab up in %.1f s, pid %d, %s%n", (System.nanoTime() - t0) / 1e9, lab.pid(), lab.baseUrl());
+            LiveDiagnosis.Plan plan = plan(lab, truth);
+            CaseFile cf = new LiveDiagnosis(System.err).run(plan);
+            Diagnosis.Result result = Diagnosis.runAndWrite(cf);
+            System.out.print(VerdictRenderer.render(result));
+            System.out.println();
+            System.out.println("Ground truth (" + truth.name() + (fixed ? ", fixed twin" : "") + "): " + truth.title());
+            if (!fixed) System.out.println("  seeded cause: " + truth.json().path("rootCause").path("summary").asText());
+            System.out.println("Verdict: " + result.top().map(Finding::id).orElse("no problem found"));
+            System.out.println("Case file: " + cf.dir());
+            return 0;
+        }
+    }
+
+    private LiveDiagnosis.Plan plan(LabProcess lab, GroundTruth truth) {
+        JsonNode load = truth.json().path("load");
+        LiveDiagnosis.Plan p = new LiveDiagnosis.Plan();
+        p.pid = lab.pid();
+        p.url = URI.create(lab.baseUrl() + truth.path());
+        // The ground truth says how the fault shows: an arrival rate, or a number of users.
+        if ("open".equals(load.path("model").asText())) p.rate = load.path("rate").asDouble(50);
+        else p.connections = load.path("concurrency").asInt(4);
+        p.duration = Duration.ofSeconds(seconds);
+        p.caseDir = Path.of("culprit-cases", "demo-" + scenario + (fixed ? "-fixed" : "") + "-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        p.commandLine = "culprit demo " + scenario + (fixed ? " --fixed" : "");
+        return p;
     }
 }

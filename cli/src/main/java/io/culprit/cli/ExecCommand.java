@@ -25,6 +25,9 @@ public final class ExecCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PID", description = "the target JVM's process id")
     long pid;
 
+    @Option(names = "--unsafe", description = "let watch expressions call methods, construct objects and load classes (fixed at attach)")
+    boolean unsafe;
+
     @Parameters(index = "1", paramLabel = "COMMANDS", description = "one or more commands separated by ';'")
     String commands;
 
@@ -41,7 +44,7 @@ public final class ExecCommand implements Callable<Integer> {
             System.err.println("culprit: no command given");
             return 2;
         }
-        AgentClient agent = AgentClient.connect(pid);
+        AgentClient agent = AgentClient.connect(pid, unsafe);
         ObjectMapper mapper = new ObjectMapper();
         ArrayNode results = mapper.createArrayNode();
         int worst = 0;

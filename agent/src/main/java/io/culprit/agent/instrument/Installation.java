@@ -14,6 +14,7 @@ public final class Installation {
     private final List<Integer> ids;
     private final int classCount;
     final java.util.Set<Class<?>> classes;
+    private volatile String note = "";
     private volatile boolean closed;
 
     Installation(Instrumentation inst, ResettableClassFileTransformer transformer, List<Integer> ids, int classCount,
@@ -23,6 +24,17 @@ public final class Installation {
         this.transformer = transformer;
         this.ids = ids;
         this.classCount = classCount;
+    }
+
+    /** "" or "; N class(es) not woven: first error", for the command's Affect line. */
+    public String note() {
+        return note;
+    }
+
+    void failures(List<String> errors) {
+        if (!errors.isEmpty()) {
+            note = "; " + errors.size() + " class(es) not woven: " + errors.get(0);
+        }
     }
 
     public int classCount() {

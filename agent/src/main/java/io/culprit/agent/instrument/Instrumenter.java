@@ -78,6 +78,7 @@ public final class Instrumenter {
                 .installOn(inst);
         Bridge.install(Dispatcher.INSTANCE);
         Installation installation = new Installation(inst, transformer, ids, woven.size(), plan.classes());
+        installation.failures(errors);
         LIVE.add(installation);
         if (woven.isEmpty()) {
             installation.close();

@@ -59,7 +59,7 @@ public final class MonitorCommand implements Command {
         Installation installation = Instrumenter.install(ctx.instrumentation(), plan, ids);
         run.installed(installation);
         ctx.println(String.format("Press Ctrl-C to abort. Affect(class count: %d, method count: %d), every %d s",
-                installation.classCount(), targets.size(), seconds));
+                installation.classCount(), targets.size(), seconds) + installation.note());
         try {
             run.loop(TimeUnit.SECONDS.toNanos(seconds), () -> {
                 if (run.claim()) {

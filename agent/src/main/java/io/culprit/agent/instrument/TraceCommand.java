@@ -76,7 +76,7 @@ public final class TraceCommand implements Command {
         run.events.reset();
         ctx.println(String.format("Press Ctrl-C to abort. Affect(class count: %d, method count: %d), depth %d,"
                 + " tool cost %.0f ns per timed call (subtracted)",
-                installation.classCount(), plan.methodCount(), depth, listener.pairCostNanos));
+                installation.classCount(), plan.methodCount(), depth, listener.pairCostNanos) + installation.note());
         run.loop(0, () -> { });
     }
 

@@ -68,7 +68,7 @@ public final class WatchCommand implements Command {
         Installation installation = Instrumenter.install(ctx.instrumentation(), plan, ids);
         run.installed(installation);
         ctx.println(String.format("Press Ctrl-C to abort. Affect(class count: %d, method count: %d)",
-                installation.classCount(), targets.size()));
+                installation.classCount(), targets.size()) + installation.note());
         run.loop(0, () -> { });
     }
 

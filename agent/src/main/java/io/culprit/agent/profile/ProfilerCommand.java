@@ -163,8 +163,10 @@ public final class ProfilerCommand implements Command {
         Properties p = state.load();
         lib.execute("stop", false);
         Profile profile = Profile.read(state.recording);
-        String event = profile.settings.getOrDefault("event", p.getProperty("event", "?"));
-        String engine = profile.engine() != null ? profile.engine() : p.getProperty("engine", "?");
+        String event = p.getProperty("event", profile.settings.get("event"));
+        // The recording's engine setting names the CPU/wall sampler; alloc and lock run their own tracers.
+        boolean sampled = "cpu".equals(event) || "wall".equals(event);
+        String engine = sampled && profile.engine() != null ? profile.engine() : p.getProperty("engine", String.valueOf(event));
         Files.createDirectories(out.getParent());
         switch (format) {
             case "jfr": Files.copy(state.recording, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING); break;

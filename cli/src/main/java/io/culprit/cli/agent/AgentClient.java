@@ -44,11 +44,22 @@ public final class AgentClient {
 
     /** Connects to the agent in {@code pid}, attaching it first if none is live. */
     public static AgentClient connect(long pid) {
+        return connect(pid, false);
+    }
+
+    /**
+     * As {@link #connect(long)}; {@code unsafe} lets watch expressions call methods, construct
+     * objects and load classes. It is fixed when the agent loads, so a live agent keeps its mode.
+     */
+    public static AgentClient connect(long pid, boolean unsafe) {
         Optional<RunFile> live = RunFile.read(pid).filter(r -> answers(r.port));
-        if (live.isPresent()) return new AgentClient(pid, live.get().port, live.get().token);
+        if (live.isPresent()) {
+            if (unsafe) System.err.println("culprit: the agent in " + pid + " is already running; --unsafe applies from the next attach (after 'stop')");
+            return new AgentClient(pid, live.get().port, live.get().token);
+        }
         LocalJvms.requireAttachable(pid);
         String token = newToken();
-        load(pid, token);
+        load(pid, "token=" + token + (unsafe ? ",unsafe=true" : ""));
         RunFile rf = awaitRunFile(pid, token);
         return new AgentClient(pid, rf.port, rf.token);
     }
@@ -91,7 +102,7 @@ public final class AgentClient {
         }
     }
 
-    private static void load(long pid, String token) {
+    private static void load(long pid, String agentArgs) {
         String jar = AgentJar.locate().toString();
         VirtualMachine vm;
         try {
@@ -102,7 +113,7 @@ public final class AgentClient {
             throw new CulpritException("cannot attach to JVM " + pid + ": " + firstLine(e), 3);
         }
         try {
-            vm.loadAgent(jar, "token=" + token);
+            vm.loadAgent(jar, agentArgs);
         } catch (AgentLoadException | IOException e) {
             throw new CulpritException("JVM " + pid + " did not load the agent: " + firstLine(e) + " (see " + RunFile.log(pid) + ")", 3);
         } catch (com.sun.tools.attach.AgentInitializationException e) {

@@ -1,6 +1,12 @@
 package io.culprit.cli.diagnose;
 
+import io.culprit.cli.agent.CulpritException;
 import io.culprit.diagnosis.Diagnosis;
+import io.culprit.load.LoadException;
+import io.culprit.load.RequestSpec;
+import io.culprit.load.cli.Args;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import io.culprit.diagnosis.VerdictRenderer;
 import io.culprit.model.CaseFile;
 import java.io.PrintWriter;
@@ -15,16 +21,18 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code culprit diagnose --case DIR}: re-runs every rule over a recorded case file, writes its
- * findings.json and prints the verdict. The live form ({@code diagnose <pid> --url .. --rate ..})
- * collects the case file first; until it is wired it says so and exits 2.
+ * {@code culprit diagnose}: live ({@code <pid> --url .. --rate ..}) it attaches, collects evidence
+ * under load into a case file and detaches; with {@code --case DIR} it re-runs every rule over a
+ * recorded case file. Either way it writes findings.json and prints the verdict.
  */
 @Command(name = "diagnose", mixinStandardHelpOptions = true,
         description = "Collects evidence under load and names the root cause; --case DIR re-runs the rules offline.",
         footer = {"", "Examples:",
                 "  culprit diagnose --case DIR          # verdict from a recorded case file",
                 "  culprit diagnose --case DIR --json   # the ranked findings as JSON",
-                "  culprit diagnose 4242 --url http://127.0.0.1:8080/ --rate 800  # live (soon)",
+                "  culprit diagnose 4242 --url http://127.0.0.1:8080/api/orders --rate 200 --duration 30s",
+                "  culprit diagnose 4242 --url http://127.0.0.1:8080/api/orders --connections 20",
+                "  culprit diagnose 4242 --observe --duration 60s   # no load: watch real traffic",
                 "", "Writes DIR/findings.json. The case-file format: docs/CASEFILE.md."})
 public final class DiagnoseCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -38,21 +46,25 @@ public final class DiagnoseCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the ranked findings as JSON instead of the verdict.")
     boolean json;
 
-    // Accepted so the live form parses today; used once live collection is wired.
-    @Option(names = "--url", hidden = true) String url;
-    @Option(names = "--rate", hidden = true) String rate;
-    @Option(names = "--connections", hidden = true) Integer connections;
-    @Option(names = "--observe", hidden = true) boolean observe;
-    @Option(names = "--duration", hidden = true) String duration;
+    @Option(names = "--url", description = "Loopback URL to drive load against (live).") String url;
+    @Option(names = "--rate", description = "Open model: requests per second, e.g. 200 or 200/s.") String rate;
+    @Option(names = "--connections", description = "Closed model: concurrent connections (default 10 when no --rate).") Integer connections;
+    @Option(names = "--observe", description = "Drive no load; observe the target's own traffic.") boolean observe;
+    @Option(names = "--duration", defaultValue = "30s", description = "Measured time (default: ${DEFAULT-VALUE}).") String duration;
+    @Option(names = "--warmup", defaultValue = "5s", description = "Unrecorded load before measuring (default: ${DEFAULT-VALUE}).") String warmup;
+    @Option(names = "--out", paramLabel = "DIR", description = "Case file directory for a live run (default: ./culprit-cases/<pid>-<time>).") Path out;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (caseDir == null) {
-            err.println(pid == null ? "culprit diagnose: give --case DIR (live diagnose <pid> is not available yet)"
-                    : "culprit diagnose: live diagnose is not available yet; use --case DIR");
+        if (caseDir == null && pid == null) {
+            err.println("culprit diagnose: give a PID (live) or --case DIR (offline)");
             return 2;
+        }
+        if (caseDir == null) {
+            CaseFile live = new LiveDiagnosis(System.err).run(livePlan());
+            return verdict(live, out);
         }
         if (pid != null) {
             err.println("culprit diagnose: give either a PID or --case DIR, not both");
@@ -70,6 +82,11 @@ public final class DiagnoseCommand implements Callable<Integer> {
             err.println("culprit diagnose: " + e.getMessage().lines().findFirst().orElse("unreadable case file"));
             return 2;
         }
+        return verdict(cf, out);
+    }
+
+    private int verdict(CaseFile cf, PrintWriter out) throws Exception {
+        Path caseDir = cf.dir();
         Diagnosis.Result result = Diagnosis.runAndWrite(cf);
         if (json) {
             out.println(CaseFile.json().writeValueAsString(result.findings()));
@@ -80,5 +97,30 @@ public final class DiagnoseCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    private LiveDiagnosis.Plan livePlan() {
+        LiveDiagnosis.Plan p = new LiveDiagnosis.Plan();
+        try {
+            p.pid = Long.parseLong(pid);
+        } catch (NumberFormatException e) {
+            throw new CulpritException("not a pid: '" + pid + "'", 2);
+        }
+        if (observe == (url != null)) {
+            throw new CulpritException(observe ? "--observe drives no load: drop --url" : "give --url URL to drive load, or --observe", 2);
+        }
+        try {
+            if (url != null) p.url = RequestSpec.parseUrl(url);
+            if (rate != null) p.rate = Args.rate(rate);
+            if (connections != null) p.connections = connections;
+            p.observe = observe;
+            p.duration = Args.duration(duration, "duration");
+            p.warmup = Args.duration(warmup, "warmup");
+        } catch (LoadException e) {
+            throw new CulpritException(e.getMessage(), 2);
+        }
+        p.caseDir = out != null ? out : Path.of("culprit-cases", pid + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        p.commandLine = String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        return p;
     }
 }

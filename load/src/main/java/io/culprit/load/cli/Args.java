@@ -10,7 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Parsers for the command line's durations, rates and ramps; bad input is a one-line LoadException. */
-final class Args {
+public final class Args {
 
     private static final Pattern DURATION_PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(us|ms|s|m|h)");
     private static final Pattern RATE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(?:/(s|sec|m|min))?");
@@ -19,7 +19,7 @@ final class Args {
     }
 
     /** "500ms", "15s", "2m", "1m30s", "1h"; a bare number is seconds. */
-    static Duration duration(String text, String what) {
+    public static Duration duration(String text, String what) {
         String s = text.trim().toLowerCase(Locale.ROOT);
         if (s.matches("\\d+(\\.\\d+)?")) {
             return Duration.ofNanos((long) (Double.parseDouble(s) * 1e9));
@@ -45,7 +45,7 @@ final class Args {
     }
 
     /** "800", "800/s", "48000/m": requests per second. */
-    static double rate(String text) {
+    public static double rate(String text) {
         Matcher m = RATE.matcher(text.trim().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
             throw new LoadException("bad rate '" + text + "' (expected e.g. 800/s or 48000/m)");

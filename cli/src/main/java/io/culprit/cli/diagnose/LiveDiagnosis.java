@@ -1,0 +1,187 @@
+package io.culprit.cli.diagnose;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.culprit.cli.agent.AgentClient;
+import io.culprit.cli.agent.CulpritException;
+import io.culprit.cli.agent.Frame;
+import io.culprit.cli.agent.RunFile;
+import io.culprit.load.LoadEngine;
+import io.culprit.load.LoadException;
+import io.culprit.load.LoadListener;
+import io.culprit.load.LoadPlan;
+import io.culprit.load.LoadResult;
+import io.culprit.load.RateSchedule;
+import io.culprit.load.RequestSpec;
+import io.culprit.load.ResultJson;
+import io.culprit.load.WindowStats;
+import io.culprit.model.CaseFile;
+import io.culprit.model.CaseInfo;
+import io.culprit.model.Series;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The live half of {@code culprit diagnose}: attach, start the collectors, drive the load (or
+ * watch real traffic), stop, write the case file, detach. What it writes is the only thing the
+ * rules read, so a live run and {@code diagnose --case} on its directory give the same verdict.
+ */
+public final class LiveDiagnosis {
+
+    /** What one live run should do. */
+    public static final class Plan {
+        public long pid;
+        public URI url;
+        public double rate;          // open model when > 0
+        public int connections;      // closed model when > 0 and rate == 0
+        public boolean observe;      // no load: watch real traffic
+        public Duration duration = Duration.ofSeconds(30);
+        public Duration warmup = Duration.ofSeconds(5);
+        public Duration window = Duration.ofSeconds(2);
+        public Path caseDir;
+        public String commandLine = "";
+    }
+
+    private final PrintStream progress;
+
+    public LiveDiagnosis(PrintStream progress) {
+        this.progress = progress;
+    }
+
+    /** Runs the plan and returns the case file it wrote. */
+    public CaseFile run(Plan plan) throws Exception {
+        LoadPlan load = plan.observe ? null : loadPlan(plan);
+        boolean ours = RunFile.read(plan.pid).isEmpty();
+        step(1, "attaching to JVM " + plan.pid);
+        long t0 = System.nanoTime();
+        AgentClient agent = AgentClient.connect(plan.pid);
+        step(1, "agent ready in " + ms(t0) + " ms" + (ours ? "" : " (reusing the agent already there)"));
+        Files.createDirectories(plan.caseDir);
+        Path caseDir = plan.caseDir.toAbsolutePath();
+        CaseFile cf = CaseFile.create(caseDir);
+        try {
+            if (load != null && !plan.warmup.isZero()) {
+                step(2, "warming up for " + plan.warmup.toSeconds() + " s (not recorded)");
+                LoadEngine.run(warmupOf(load, plan), LoadListener.NONE);
+            }
+            command(agent, "collect start", true);
+            boolean profiling = command(agent, "profiler start --event cpu --interval 10ms", false) != null;
+            long start = System.currentTimeMillis();
+            LoadResult result = null;
+            if (load != null) {
+                step(3, String.format("load: %s for %d s on %s", plan.rate > 0 ? fmtRate(plan.rate) : plan.connections + " connections",
+                        plan.duration.toSeconds(), plan.url));
+                result = LoadEngine.run(load, new LoadListener() {
+                    @Override
+                    public void onWindow(WindowStats w) {
+                        progress.printf("      %4.0f rps  p50 %6.1f ms  p99 %7.1f ms  errors %d%n", w.achievedRps(),
+                                w.latency().getValueAtPercentile(50) / 1000.0, w.latency().getValueAtPercentile(99) / 1000.0, w.errors());
+                    }
+                });
+            } else {
+                step(3, "observing real traffic for " + plan.duration.toSeconds() + " s");
+                Thread.sleep(plan.duration.toMillis()); // observe mode: the target's own traffic is the workload
+            }
+            long requests = result == null ? 0 : result.requests();
+            step(4, "writing the case file " + caseDir);
+            JsonNode collected = command(agent, "collect stop --case " + caseDir + " --requests " + requests, true);
+            if (profiling) {
+                command(agent, "profiler stop --format collapsed --file " + cf.profile("cpu.collapsed"), false);
+            }
+            if (result != null) {
+                ResultJson.write(result, List.of(), caseDir.resolve("load.json"));
+                cf.write(requestsSeries(result));
+            }
+            cf.write(CaseInfo.of(plan.observe ? "observe" : "diagnose", start, System.currentTimeMillis(), plan.commandLine,
+                    target(plan.pid, collected)));
+        } finally {
+            if (ours) {
+                command(agent, "stop", false);
+                step(5, "agent detached");
+            }
+        }
+        return cf;
+    }
+
+    private static LoadPlan loadPlan(Plan p) {
+        try {
+            List<RequestSpec> reqs = List.of(RequestSpec.get(p.url.toString()));
+            LoadPlan lp = p.rate > 0
+                    ? LoadPlan.open(RateSchedule.constant(p.rate, p.duration), reqs)
+                    : LoadPlan.closed(p.connections > 0 ? p.connections : 10, p.duration, reqs);
+            return lp.withWindow(p.window).withLocalOnly(true);
+        } catch (LoadException e) {
+            throw new CulpritException(e.getMessage(), 2);
+        }
+    }
+
+    private static LoadPlan warmupOf(LoadPlan load, Plan p) {
+        List<RequestSpec> reqs = load.requests();
+        LoadPlan w = p.rate > 0 ? LoadPlan.open(RateSchedule.constant(p.rate, p.warmup), reqs)
+                : LoadPlan.closed(load.connections(), p.warmup, reqs);
+        return w.withLocalOnly(true);
+    }
+
+    /** The client's view per window, in the catalogue's {@code requests} series. */
+    static Series requestsSeries(LoadResult r) {
+        Series.Builder b = Series.builder("requests", r.plan().window().toMillis())
+                .unit("rps", "1/s").unit("p50Ms", "ms").unit("p99Ms", "ms");
+        for (WindowStats w : r.windows()) {
+            Map<String, Number> row = new LinkedHashMap<>();
+            row.put("rps", w.achievedRps());
+            if (!Double.isNaN(w.targetRequests())) row.put("targetRps", w.targetRps());
+            boolean any = w.latency().getTotalCount() > 0;
+            row.put("p50Ms", any ? w.latency().getValueAtPercentile(50) / 1000.0 : Double.NaN);
+            row.put("p90Ms", any ? w.latency().getValueAtPercentile(90) / 1000.0 : Double.NaN);
+            row.put("p99Ms", any ? w.latency().getValueAtPercentile(99) / 1000.0 : Double.NaN);
+            row.put("maxMs", any ? w.latency().getMaxValue() / 1000.0 : Double.NaN);
+            row.put("errors", w.errors());
+            row.put("inFlight", w.inFlight());
+            b.row(w.startEpochMs(), row);
+        }
+        return b.build();
+    }
+
+    private static Map<String, String> target(long pid, JsonNode collected) {
+        Map<String, String> t = new LinkedHashMap<>();
+        if (collected != null) collected.path("target").fields().forEachRemaining(e -> t.put(e.getKey(), e.getValue().asText()));
+        t.put("pid", Long.toString(pid));
+        return t;
+    }
+
+    /** Runs one agent command; its JSON data, or null. A required command's failure ends the run. */
+    private JsonNode command(AgentClient agent, String cmd, boolean required) {
+        AtomicReference<JsonNode> data = new AtomicReference<>();
+        List<String> errors = new ArrayList<>();
+        int code = agent.run(cmd, true, 120, f -> {
+            if (f.type == Frame.Type.DATA) data.set(f.data);
+            else if (f.type == Frame.Type.ERR) errors.add(f.text);
+        });
+        if (code != 0) {
+            String why = errors.isEmpty() ? "exit code " + code : errors.get(0);
+            if (required) throw new CulpritException("'" + cmd + "' failed in JVM " + agent.pid() + ": " + why);
+            progress.println("      (skipped: " + why + ")");
+            return null;
+        }
+        return data.get() == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : data.get();
+    }
+
+    private void step(int n, String what) {
+        progress.println("[" + n + "/5] " + what);
+    }
+
+    private static long ms(long t0) {
+        return (System.nanoTime() - t0) / 1_000_000;
+    }
+
+    private static String fmtRate(double r) {
+        return (r == Math.rint(r) ? Long.toString((long) r) : Double.toString(r)) + "/s";
+    }
+}

@@ -1,0 +1,205 @@
+package io.culprit.cli.lab;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A running lab service: a child JVM started from the lab's fat jar with the scenario's JVM flags.
+ * {@code culprit lab} runs one in the foreground; demo/diagnose and tests start one, load it, and
+ * {@link #stop()} it.
+ */
+public final class LabProcess implements AutoCloseable {
+
+    /** Start-up on a busy 2-core machine can take tens of seconds. */
+    static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
+
+    private final Process process;
+    private final int port;
+    private final GroundTruth scenario;
+    private final boolean fixed;
+    private Path log;
+
+    private LabProcess(Process process, int port, GroundTruth scenario, boolean fixed) {
+        this.process = process;
+        this.port = port;
+        this.scenario = scenario;
+        this.fixed = fixed;
+    }
+
+    /**
+     * Starts the lab from $CULPRIT_HOME with its output in a fresh temp file ({@link #log()}), and
+     * waits until it answers.
+     */
+    public static LabProcess start(String scenario, boolean fixed, String db, int port) {
+        Path log;
+        try {
+            log = java.nio.file.Files.createTempFile("culprit-lab-" + scenario + "-", ".log");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the lab's log file: " + e.getMessage(), e);
+        }
+        LabProcess lab = start(scenario, fixed, db, port, log);
+        lab.log = log;
+        return lab;
+    }
+
+    /** Starts the lab from $CULPRIT_HOME, output to {@code log}, and waits until it answers. */
+    public static LabProcess start(String scenario, boolean fixed, String db, int port, Path log) {
+        LabJar jar = LabJar.locate();
+        try {
+            LabProcess lab = start(jar, new Options(scenario, fixed, db, port, false), ProcessBuilder.Redirect.appendTo(log.toFile()));
+            lab.log = log;
+            return lab;
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(e.getMessage() + " (its output: " + log + ")", e);
+        }
+    }
+
+    /** Starts the lab with {@code output} for its stdout/stderr, and waits until it answers. */
+    public static LabProcess start(LabJar jar, Options o, ProcessBuilder.Redirect output) {
+        GroundTruth truth = jar.scenario(o.scenario());
+        ProcessBuilder pb = new ProcessBuilder(command(jar.path(), truth, o)).redirectErrorStream(true).redirectOutput(output);
+        if (output == ProcessBuilder.Redirect.INHERIT) {
+            pb.redirectInput(ProcessBuilder.Redirect.INHERIT);
+        }
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the lab: " + e.getMessage(), e);
+        }
+        LabProcess lab = new LabProcess(p, o.port(), truth, o.fixed());
+        lab.awaitReady(READY_TIMEOUT);
+        return lab;
+    }
+
+    /** The child's command line: this JVM's java, the scenario's flags, the jar, the lab properties. */
+    static List<String> command(Path jar, GroundTruth truth, Options o) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(truth.jvmArgs(o.fixed()));
+        cmd.add("-jar");
+        cmd.add(jar.toString());
+        cmd.add("--lab.scenario=" + truth.name());
+        cmd.add("--lab.fixed=" + o.fixed());
+        cmd.add("--lab.db=" + o.db());
+        cmd.add("--lab.redis=" + o.redis());
+        cmd.add("--lab.port=" + o.port());
+        return cmd;
+    }
+
+    private void awaitReady(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the lab exited with code " + process.exitValue() + " before answering on port " + port);
+            }
+            if (answers()) {
+                return;
+            }
+            try {
+                process.waitFor(250, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                stop();
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while the lab was starting", e);
+            }
+        }
+        stop();
+        throw new IllegalStateException("the lab did not answer on port " + port + " within " + timeout.toSeconds() + " s");
+    }
+
+    private boolean answers() {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create(baseUrl() + "/lab/mode").toURL().openConnection();
+            c.setConnectTimeout(500);
+            c.setReadTimeout(2_000);
+            try {
+                return c.getResponseCode() == 200;
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** A port that was free a moment ago, for callers that start several labs. */
+    public static int freePort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port: " + e.getMessage(), e);
+        }
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String baseUrl() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    public GroundTruth scenario() {
+        return scenario;
+    }
+
+    public boolean fixed() {
+        return fixed;
+    }
+
+    /** The file holding the child's output, or null when it was forwarded elsewhere. */
+    public Path log() {
+        return log;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Waits for the child to exit (the foreground command). */
+    public int waitFor() throws InterruptedException {
+        return process.waitFor();
+    }
+
+    /** Asks the child to shut down (SIGTERM: Spring closes the pool and the server), then forces it. */
+    public void stop() {
+        process.destroy();
+        try {
+            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    /** What to start: scenario, twin, database (h2|postgres), port, Redis for the product cache. */
+    public record Options(String scenario, boolean fixed, String db, int port, boolean redis) {
+        public Options {
+            if (!db.equals("h2") && !db.equals("postgres")) {
+                throw new IllegalArgumentException("unknown database '" + db + "'; known: h2, postgres");
+            }
+            if (port < 1 || port > 65_535) {
+                throw new IllegalArgumentException("port must be 1-65535, got " + port);
+            }
+        }
+    }
+}
