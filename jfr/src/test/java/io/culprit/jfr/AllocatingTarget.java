@@ -9,10 +9,11 @@ public final class AllocatingTarget {
 
     public static void main(String[] args) {
         long millis = Long.parseLong(args.length > 0 ? args[0] : "2") * 1000;
-        Recordings.paced(100, millis, () -> {
+        long calls = Recordings.paced(100, millis, () -> {
             for (int i = 0; i < 2 * 1024; i++) sink = new byte[1024 - 16];
             probeOptionalModule();
         });
+        System.out.println("calls=" + calls);
     }
 
     static void probeOptionalModule() {

@@ -43,8 +43,9 @@ class ExceptionEvidenceTest {
         assertThat(t.text(row, "site")).startsWith("io.culprit.jfr.ExceptionEvidenceTest.lookUpMissingClass:");
         // Every throw is recorded: the count is the workload's own count, 2 % slack for JFR buffer loss.
         assertThat(t.number(row, "count")).isCloseTo(calls, within(calls * 0.02));
-        // Rate over the recording's span (slightly longer than the workload): within 15 % of 1,000/s.
-        assertThat(t.number(row, "perSecond")).isCloseTo(1000.0, within(150.0));
+        // Rate over the recording's span (slightly longer than the workload): within 15 % of what the
+        // workload achieved (1,000/s asked; a loaded machine may deliver less).
+        assertThat(t.number(row, "perSecond")).isCloseTo(achieved(), within(achieved() * 0.15));
         assertThat(t.text(row, "message")).isEqualTo("does.not.Exist");
         assertThat(t.rows().get(row).get("caught")).as("unknown from a file").isNull();
         assertThat(t.text(row, "stack")).contains("java.lang.Class.forName");
@@ -57,7 +58,11 @@ class ExceptionEvidenceTest {
         int row = rowWhere(t, "name", "does.not.Exist");
         assertThat(t.text(row, "kind")).isEqualTo("class-miss");
         assertThat(t.text(row, "caller")).startsWith("io.culprit.jfr.ExceptionEvidenceTest.lookUpMissingClass:");
-        assertThat(t.number(row, "perSecond")).isCloseTo(1000.0, within(150.0));
+        assertThat(t.number(row, "perSecond")).isCloseTo(achieved(), within(achieved() * 0.15));
+    }
+
+    static double achieved() {
+        return calls * 1000.0 / elapsedMs;
     }
 
     static int rowWhere(Table t, String column, String value) {

@@ -13,7 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Paced allocation (known MB/s) in this JVM: GC pause sum against GarbageCollectorMXBean, and
+ * Paced allocation (known MB/s) in this JVM: G1 young pause sum against GarbageCollectorMXBean, and
  * allocation rate against what the thread really allocated. Tolerance: 20 %, plus 5 ms on the
  * pause sum because the MXBean counts whole milliseconds per collection.
  */
@@ -27,21 +27,25 @@ class GcEvidenceTest {
         long[] elapsedNs = new long[1];
         Path jfr = Recordings.record(() -> {
             com.sun.management.ThreadMXBean tmx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-            long gc0 = gcMillis(), a0 = tmx.getThreadAllocatedBytes(Thread.currentThread().getId()), t0 = System.nanoTime();
+            long gc0 = youngGcMillis(), a0 = tmx.getThreadAllocatedBytes(Thread.currentThread().getId()), t0 = System.nanoTime();
             // 300 MB/s: 3 MB every 10 ms in 1 KB arrays.
             Recordings.paced(100, 3000, () -> {
                 for (int i = 0; i < 3 * 1024; i++) sink = new byte[1024 - 16];
             });
             elapsedNs[0] = System.nanoTime() - t0;
             allocated[0] = tmx.getThreadAllocatedBytes(Thread.currentThread().getId()) - a0;
-            gcMs[0] = gcMillis() - gc0;
+            gcMs[0] = youngGcMillis() - gc0;
         });
         JfrEvidence ev = JfrFiles.read(jfr);
         var o = ev.observed(0);
         Map<String, Series> series = new java.util.HashMap<>();
         ev.series(o).forEach(s -> series.put(s.name(), s));
 
-        double pauseSum = Arrays.stream(series.get("gc").column("pauseSumMs").orElseThrow()).sum();
+        // Young collections on both sides: in JDK 17 the MXBeans do not count G1's remark and cleanup
+        // pauses (JFR reports them under G1Old), so totals would differ for a reason that is not an error.
+        Table byCollector = ev.tables(o).get("gc-collectors");
+        double pauseSum = byCollector.number(ExceptionEvidenceTest.rowWhere(byCollector, "collector", "G1New"), "sumMs");
+        assertThat(Arrays.stream(series.get("gc").column("pauseSumMs").orElseThrow()).sum()).isGreaterThanOrEqualTo(pauseSum - 0.001);
         assertThat(gcMs[0]).as("the workload must cause GCs").isGreaterThan(0);
         assertThat(pauseSum).isCloseTo(gcMs[0], within(Math.max(5.0, gcMs[0] * 0.2)));
 
@@ -60,9 +64,10 @@ class GcEvidenceTest {
         assertThat(Arrays.stream(series.get("heap").column("usedAfterGcMb").orElseThrow()).anyMatch(d -> d > 0)).isTrue();
     }
 
-    static long gcMillis() {
-        long sum = 0;
-        for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) sum += Math.max(0, b.getCollectionTime());
-        return sum;
+    static long youngGcMillis() {
+        for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (b.getName().equals("G1 Young Generation")) return b.getCollectionTime();
+        }
+        throw new AssertionError("this test compares G1 young pauses; run it on G1 (the default)");
     }
 }

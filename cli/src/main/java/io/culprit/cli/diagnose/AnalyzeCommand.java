@@ -4,6 +4,8 @@ import io.culprit.jfr.EvidenceText;
 import io.culprit.jfr.JfrEvidence;
 import io.culprit.jfr.JfrFiles;
 import io.culprit.jfr.collect.Observation;
+import io.culprit.diagnosis.Diagnosis;
+import io.culprit.diagnosis.VerdictRenderer;
 import io.culprit.model.CaseFile;
 import io.culprit.model.CaseInfo;
 import io.culprit.model.Series;
@@ -89,6 +91,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
             JfrToPprof.convert(recording.toString(), pprof.toString(), a);
             out.println("pprof: " + pprof);
         }
+        // The same rules as diagnose, over the same case file: what a recording alone can show.
+        out.println();
+        out.print(VerdictRenderer.render(Diagnosis.runAndWrite(cf)));
+        out.println();
         out.println("case file: " + dir.toAbsolutePath());
         out.flush();
         return 0;

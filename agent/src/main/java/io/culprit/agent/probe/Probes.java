@@ -1,0 +1,137 @@
+package io.culprit.agent.probe;
+
+import io.culprit.agent.Lifecycle;
+import io.culprit.agent.command.CommandException;
+import io.culprit.agent.instrument.Installation;
+import io.culprit.agent.instrument.Instrumenter;
+import io.culprit.agent.instrument.MethodTarget;
+import io.culprit.agent.instrument.Plan;
+import io.culprit.agent.instrument.TargetResolver;
+import io.culprit.agent.instrument.internal.Dispatcher;
+import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The framework probes as one unit: weaves every hook whose class is loaded through the
+ * instrumentation engine (so {@code reset} and detach restore the original bytecode), and
+ * samples pools and requests once a second into windows. Started by {@code collect start} or by
+ * the first probe view; one set per agent. Classes loaded after the start are not woven: the
+ * probes look at a service that has already served traffic, which is what diagnose attaches to.
+ */
+public final class Probes {
+
+    private static final AtomicReference<Probes> CURRENT = new AtomicReference<>();
+    static final long WINDOW_MS = 1_000;
+
+    final Thresholds thresholds = new Thresholds();
+    final PoolProbe pools = new PoolProbe();
+    final RequestProbe requests = new RequestProbe();
+    final CallProbe calls = new CallProbe(thresholds);
+    final Windows windows = new Windows();
+    final List<String> woven = new ArrayList<>();
+    final long startMs = System.currentTimeMillis();
+    private Installation installation;
+    private Thread sampler;
+
+    private Probes() { }
+
+    /** The running probes, starting them if needed. */
+    public static Probes ensure(Instrumentation inst) throws CommandException {
+        Probes p = CURRENT.get();
+        if (p != null && p.live()) return p;
+        synchronized (Probes.class) {
+            p = CURRENT.get();
+            if (p != null && p.live()) return p;
+            if (p != null) p.close();
+            Probes fresh = new Probes();
+            fresh.install(inst);
+            CURRENT.set(fresh);
+            Lifecycle.addShutdownHook(fresh::close);
+            return fresh;
+        }
+    }
+
+    /** The running probes, or null. */
+    public static Probes current() {
+        Probes p = CURRENT.get();
+        return p != null && p.live() ? p : null;
+    }
+
+    /** Stops the running probes (if any) and returns them for their final evidence. */
+    public static Probes stop() {
+        Probes p = CURRENT.getAndSet(null);
+        if (p != null) p.close();
+        return p;
+    }
+
+    /** False once {@code reset} removed the weaving: the probes then start over on next use. */
+    boolean live() {
+        return installation == null || !installation.closed();
+    }
+
+    private void install(Instrumentation inst) throws CommandException {
+        List<Hook> hooks = new ArrayList<>();
+        hooks.addAll(pools.hooks());
+        hooks.addAll(requests.hooks());
+        hooks.addAll(calls.hooks());
+        Plan plan = new Plan(true, null);
+        List<Integer> ids = new ArrayList<>();
+        for (Hook h : hooks) {
+            List<MethodTarget> targets;
+            try {
+                targets = TargetResolver.resolve(inst, h.className, h.method, false, false);
+            } catch (CommandException absent) {
+                continue;  // that framework is not in this application
+            }
+            int id = -1;
+            for (MethodTarget t : targets) {
+                // Only the declaring class: generated subclasses (HikariProxyStatement) would time the same call twice.
+                if (!t.type.getName().equals(h.className) || !t.method.descriptor.startsWith(h.descriptorPrefix)) continue;
+                if (id < 0) {
+                    id = Dispatcher.INSTANCE.register(h);
+                    ids.add(id);
+                    woven.add(h.toString());
+                }
+                plan.advise(t, id);
+            }
+        }
+        if (!ids.isEmpty()) installation = Instrumenter.install(inst, plan, ids);
+        sampler = new Thread(this::sampleLoop, "culprit-probes");
+        sampler.setDaemon(true);
+        sampler.start();
+    }
+
+    private void sampleLoop() {
+        long next = System.currentTimeMillis() + WINDOW_MS;
+        long windowStart = System.currentTimeMillis();
+        try {
+            while (!Thread.currentThread().isInterrupted()) {
+                long wait = next - System.currentTimeMillis();
+                if (wait > 0) Thread.sleep(wait);  // a timer tick, not a stand-in for a condition
+                long now = System.currentTimeMillis();
+                windows.add(windowStart, pools.sample(), requests.sample((now - windowStart) / 1000.0));
+                windowStart = now;
+                next += WINDOW_MS;
+            }
+        } catch (InterruptedException stopped) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private synchronized void close() {
+        if (sampler != null) sampler.interrupt();
+        if (installation != null) installation.close();
+    }
+
+    /** Observed seconds so far. */
+    double seconds() {
+        return Math.max(0.001, (System.currentTimeMillis() - startMs) / 1000.0);
+    }
+
+    Map<String, Object> meta() {
+        return Map.of("seconds", seconds(), "requests", requests.requests.sum());
+    }
+}

@@ -1,0 +1,157 @@
+package io.culprit.agent.probe;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * HTTP requests at two depths: Tomcat's {@code CoyoteAdapter.service} (the container: filters,
+ * servlet, everything) and Spring's {@code DispatcherServlet.doDispatch} (the handler). Both run
+ * on the request's thread for a synchronous request, so the handler's time and route travel to
+ * the container's exit in a thread-local. The difference is what filters and the container add.
+ */
+final class RequestProbe {
+
+    static final String COYOTE_ADAPTER = "org.apache.catalina.connector.CoyoteAdapter";
+    static final String DISPATCHER = "org.springframework.web.servlet.DispatcherServlet";
+    static final String PATTERN_ATTRIBUTE = "org.springframework.web.servlet.HandlerMapping.bestMatchingPattern";
+    static final long[] GAP_BUCKETS_MS = {0, 100, 1_000, 10_000, 60_000};
+
+    /** Per thread: the handler's share of the request now in the container on that thread. */
+    private static final class Current {
+        int depth;
+        long handlerNs;
+        String route;
+    }
+
+    private final ThreadLocal<Current> current = ThreadLocal.withInitial(Current::new);
+    final ConcurrentHashMap<String, RouteStats> routes = new ConcurrentHashMap<>();
+    private final Recorder window = new Recorder(3);
+    private final LongAdder errors = new LongAdder();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger inFlightMax = new AtomicInteger();
+    private final AtomicLong lastEndNs = new AtomicLong();
+    private final Histogram[] gapLatency = new Histogram[GAP_BUCKETS_MS.length];
+    final LongAdder containerNsTotal = new LongAdder();
+    final LongAdder requests = new LongAdder();
+
+    RequestProbe() {
+        for (int i = 0; i < gapLatency.length; i++) gapLatency[i] = new Histogram(3);
+    }
+
+    List<Hook> hooks() {
+        List<Hook> h = new ArrayList<>();
+        h.add(new Hook(COYOTE_ADAPTER, "service", "(Lorg/apache/coyote/Request;") {
+            @Override
+            public long enterArgs(int id, Object self, Object[] args) {
+                Current c = current.get();
+                c.handlerNs = -1;
+                c.route = null;
+                int n = inFlight.incrementAndGet();
+                inFlightMax.accumulateAndGet(n, Math::max);
+                return System.nanoTime();
+            }
+
+            @Override
+            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+                inFlight.decrementAndGet();
+                Current c = current.get();
+                Object status = args.length > 1 ? Reflect.call(args[1], "getStatus") : null;
+                boolean failed = thrown != null || (status instanceof Integer && (Integer) status >= 500);
+                record(start, System.nanoTime(), c.route == null ? "(no handler)" : c.route, c.handlerNs, failed);
+            }
+        });
+        h.add(new Hook(DISPATCHER, "doDispatch", "(") {
+            @Override
+            public long enterArgs(int id, Object self, Object[] args) {
+                current.get().depth++;
+                return System.nanoTime();
+            }
+
+            @Override
+            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+                long end = System.nanoTime();
+                Current c = current.get();
+                if (--c.depth > 0 || c.route != null) return;  // error and forward dispatches: keep the first
+                Object pattern = Reflect.call(args[0], "getAttribute", PATTERN_ATTRIBUTE);
+                Object method = Reflect.call(args[0], "getMethod");
+                c.route = method + " " + (pattern == null ? "(unmapped)" : pattern);
+                c.handlerNs = end - start;
+            }
+        });
+        return h;
+    }
+
+    /** Public for the unit test's sake of clarity: one completed request. */
+    void record(long startNs, long endNs, String route, long handlerNs, boolean failed) {
+        long latency = endNs - startNs;
+        long prevEnd = lastEndNs.getAndSet(endNs);
+        long gapMs = prevEnd == 0 ? -1 : Math.max(0, (startNs - prevEnd) / 1_000_000);
+        window.recordValue(Math.max(1, latency / 1_000));
+        if (failed) errors.increment();
+        containerNsTotal.add(latency);
+        requests.increment();
+        routes.computeIfAbsent(route, RouteStats::new).add(latency, handlerNs, gapMs);
+        if (gapMs >= 0) {
+            int b = 0;
+            while (b + 1 < GAP_BUCKETS_MS.length && gapMs >= GAP_BUCKETS_MS[b + 1]) b++;
+            synchronized (gapLatency[b]) {
+                gapLatency[b].recordValue(Math.max(1, latency / 1_000));
+            }
+        }
+    }
+
+    /** One window's row of series {@code requests}; the window's histogram starts over. */
+    Map<String, Double> sample(double seconds) {
+        Histogram h = window.getIntervalHistogram();
+        long n = h.getTotalCount();
+        long err = errors.sumThenReset();
+        Map<String, Double> row = new LinkedHashMap<>();
+        row.put("rps", n / seconds);
+        row.put("targetRps", Double.NaN);  // server side: nobody intended a rate here
+        row.put("p50Ms", n == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1e3);
+        row.put("p90Ms", n == 0 ? Double.NaN : h.getValueAtPercentile(90) / 1e3);
+        row.put("p99Ms", n == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1e3);
+        row.put("maxMs", n == 0 ? Double.NaN : h.getMaxValue() / 1e3);
+        row.put("meanMs", n == 0 ? Double.NaN : h.getMean() / 1e3);
+        row.put("errors", (double) err);
+        row.put("inFlight", (double) inFlightMax.getAndSet(inFlight.get()));
+        return row;
+    }
+
+    /** Rows of table {@code routes}, busiest first. */
+    List<Map<String, Object>> routeRows() {
+        List<RouteStats> all = new ArrayList<>(routes.values());
+        all.sort(Comparator.comparingLong(RouteStats::count).reversed());
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (RouteStats r : all) rows.add(r.row());
+        return rows;
+    }
+
+    /** Rows of table {@code idle-gap}: latency by the idle time before the request. */
+    List<Map<String, Object>> idleGapRows() {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (int i = 0; i < GAP_BUCKETS_MS.length; i++) {
+            Histogram h;
+            synchronized (gapLatency[i]) {
+                h = gapLatency[i].copy();
+            }
+            if (h.getTotalCount() == 0) continue;
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("gapMs", GAP_BUCKETS_MS[i]);
+            r.put("count", h.getTotalCount());
+            r.put("p50Ms", h.getValueAtPercentile(50) / 1e3);
+            r.put("p99Ms", h.getValueAtPercentile(99) / 1e3);
+            rows.add(r);
+        }
+        return rows;
+    }
+}

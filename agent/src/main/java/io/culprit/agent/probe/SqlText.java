@@ -1,0 +1,33 @@
+package io.culprit.agent.probe;
+
+import java.util.regex.Pattern;
+
+/**
+ * Normalizes statements and URLs so that calls differing only in literal values group together:
+ * {@code WHERE id = 42} and {@code WHERE id = 43} are one target, as in pg_stat_statements.
+ */
+final class SqlText {
+
+    private static final Pattern STRING = Pattern.compile("'(?:[^']|'')*'");
+    private static final Pattern NUMBER = Pattern.compile("(?<![\\w.])-?\\d+(?:\\.\\d+)?(?![\\w.])");
+    private static final Pattern SPACE = Pattern.compile("\\s+");
+    private static final Pattern PATH_ID = Pattern.compile("/\\d+(?=/|$|\\?)");
+    private static final int MAX = 400;
+
+    private SqlText() { }
+
+    static String normalize(String sql) {
+        if (sql == null) return "(unknown)";
+        String s = STRING.matcher(sql).replaceAll("?");
+        s = NUMBER.matcher(s).replaceAll("?");
+        s = SPACE.matcher(s).replaceAll(" ").trim();
+        return s.length() > MAX ? s.substring(0, MAX) + "..." : s;
+    }
+
+    /** Drops the query string and turns numeric path segments into {n}. */
+    static String normalizeUrl(String url) {
+        int q = url.indexOf('?');
+        String s = q < 0 ? url : url.substring(0, q);
+        return PATH_ID.matcher(s).replaceAll("/{n}");
+    }
+}
