@@ -8,7 +8,7 @@ import java.nio.file.Path;
 final class Browser {
     private Browser() { }
 
-    static int open(Path file) {
+    static int open(Path file, java.io.PrintWriter err) {
         try {
             if (!java.awt.GraphicsEnvironment.isHeadless() && Desktop.isDesktopSupported()
                     && Desktop.getDesktop().isSupported(Desktop.Action.BROWSE)) {
@@ -17,17 +17,17 @@ final class Browser {
             }
             // No AWT desktop (servers, most Linux terminals): xdg-open is what the desktop would call.
             Process p = new ProcessBuilder("xdg-open", file.toAbsolutePath().toString()).inheritIO().start();
-            return p.waitFor() == 0 ? 0 : fail(file);
+            return p.waitFor() == 0 ? 0 : fail(file, err);
         } catch (IOException e) {
-            return fail(file);
+            return fail(file, err);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return fail(file);
+            return fail(file, err);
         }
     }
 
-    private static int fail(Path file) {
-        System.err.println("culprit report: cannot open a browser here; open " + file.toAbsolutePath().toUri() + " yourself");
+    private static int fail(Path file, java.io.PrintWriter err) {
+        err.println("culprit report: cannot open a browser here; open " + file.toAbsolutePath().toUri() + " yourself");
         return 1;
     }
 }

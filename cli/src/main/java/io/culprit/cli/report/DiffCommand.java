@@ -4,13 +4,16 @@ import io.culprit.model.CaseFile;
 import io.culprit.report.CaseDiff;
 import io.culprit.report.DiffRenderer;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code culprit diff BEFORE AFTER}: the before/after table (p50/p90/p99, rps, GC count and
@@ -38,10 +41,23 @@ public final class DiffCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "FILE", description = "write to FILE instead of stdout")
     Path out;
 
+    @Spec CommandSpec spec;
+
     @Override
     public Integer call() {
+        // The command line's writers, not System.out: callers and tests redirect them.
+        PrintWriter stdout = spec.commandLine().getOut(), stderr = spec.commandLine().getErr();
+        try {
+            return run(stdout, stderr);
+        } finally {
+            stdout.flush();
+            stderr.flush();
+        }
+    }
+
+    private int run(PrintWriter stdout, PrintWriter stderr) {
         if (!List.of("text", "md", "html", "json").contains(format)) {
-            System.err.println("culprit diff: unknown --format " + format + " (use text, md, html or json)");
+            stderr.println("culprit diff: unknown --format " + format + " (use text, md, html or json)");
             return 2;
         }
         CaseFile b, a;
@@ -49,7 +65,7 @@ public final class DiffCommand implements Callable<Integer> {
             b = CaseFile.open(before);
             a = CaseFile.open(after);
         } catch (IllegalArgumentException | UncheckedIOException e) {
-            System.err.println("culprit diff: " + e.getMessage());
+            stderr.println("culprit diff: " + e.getMessage());
             return 2;
         }
         try {
@@ -60,11 +76,11 @@ public final class DiffCommand implements Callable<Integer> {
                 case "json" -> DiffRenderer.json(d);
                 default -> DiffRenderer.text(d);
             };
-            if (out == null) System.out.print(text);
-            else System.out.println("diff: " + ReportCommand.write(out, text).toAbsolutePath().normalize());
+            if (out == null) stdout.print(text);
+            else stdout.println("diff: " + ReportCommand.write(out, text).toAbsolutePath().normalize());
             return 0;
         } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
-            System.err.println("culprit diff: " + e.getMessage());
+            stderr.println("culprit diff: " + e.getMessage());
             return 1;
         }
     }

@@ -9,6 +9,7 @@ import io.culprit.report.MarkdownReport;
 import io.culprit.report.Report;
 import io.culprit.report.ReportBuilder;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,7 +18,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code culprit report CASE_DIR}: the case as one self-contained HTML page (default, written to
@@ -45,33 +48,46 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--open", description = "open the HTML page in the desktop's browser")
     boolean open;
 
+    @Spec CommandSpec spec;
+
     @Override
     public Integer call() {
+        // The command line's writers, not System.out: callers and tests redirect them.
+        PrintWriter stdout = spec.commandLine().getOut(), stderr = spec.commandLine().getErr();
+        try {
+            return run(stdout, stderr);
+        } finally {
+            stdout.flush();
+            stderr.flush();
+        }
+    }
+
+    private int run(PrintWriter stdout, PrintWriter stderr) {
         if (!List.of("html", "md", "json").contains(format)) {
-            System.err.println("culprit report: unknown --format " + format + " (use html, md or json)");
+            stderr.println("culprit report: unknown --format " + format + " (use html, md or json)");
             return 2;
         }
         CaseFile cf;
         try {
             cf = CaseFile.open(caseDir);
         } catch (IllegalArgumentException | UncheckedIOException e) {
-            System.err.println("culprit report: " + e.getMessage());
+            stderr.println("culprit report: " + e.getMessage());
             return 2;
         }
         Report report = ReportBuilder.build(cf, findings(cf));
         try {
             if (format.equals("html")) {
                 Path written = write(out != null ? out : cf.dir().resolve(HtmlReport.FILE_NAME), HtmlReport.render(report));
-                System.out.println("report: " + written.toAbsolutePath().normalize() + " (" + Files.size(written) / 1024 + " KB)");
-                if (open) return Browser.open(written);
+                stdout.println("report: " + written.toAbsolutePath().normalize() + " (" + Files.size(written) / 1024 + " KB)");
+                if (open) return Browser.open(written, stderr);
                 return 0;
             }
             String text = format.equals("md") ? MarkdownReport.render(report) : JsonReport.render(report);
-            if (out == null) System.out.print(text);
-            else System.out.println("report: " + write(out, text).toAbsolutePath().normalize());
+            if (out == null) stdout.print(text);
+            else stdout.println("report: " + write(out, text).toAbsolutePath().normalize());
             return 0;
         } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
-            System.err.println("culprit report: " + e.getMessage());
+            stderr.println("culprit report: " + e.getMessage());
             return 1;
         }
     }
