@@ -8,6 +8,7 @@ import io.culprit.diagnosis.Diagnosis;
 import io.culprit.diagnosis.VerdictRenderer;
 import io.culprit.model.CaseFile;
 import io.culprit.model.Finding;
+import io.culprit.report.HtmlReport;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,6 +58,7 @@ public final class DemoCommand implements Callable<Integer> {
             if (!fixed) System.out.println("  seeded cause: " + truth.json().path("rootCause").path("summary").asText());
             System.out.println("Verdict: " + result.top().map(Finding::id).orElse("no problem found"));
             System.out.println("Case file: " + cf.dir());
+            System.out.println("Report:    " + HtmlReport.write(cf));
             return 0;
         }
     }

@@ -2,6 +2,7 @@ package io.culprit.cli.diagnose;
 
 import io.culprit.cli.agent.CulpritException;
 import io.culprit.diagnosis.Diagnosis;
+import io.culprit.report.HtmlReport;
 import io.culprit.load.LoadException;
 import io.culprit.load.RequestSpec;
 import io.culprit.load.cli.Args;
@@ -94,6 +95,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
             out.print(VerdictRenderer.render(result));
             out.println();
             out.println("findings: " + caseDir.resolve("findings.json"));
+            out.println("report:   " + HtmlReport.write(cf));
         }
         out.flush();
         return 0;

@@ -1,0 +1,34 @@
+package io.culprit.report.internal;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import one.convert.Arguments;
+import one.convert.JfrToFlame;
+import one.jfr.JfrReader;
+
+/**
+ * Collapsed stacks of one kind (cpu, wall, alloc, lock) from a JFR recording, JDK's or
+ * async-profiler's, through async-profiler's own converter: the same stacks its flame graphs
+ * show, so the page and {@code culprit analyze --flame} agree.
+ */
+public final class JfrProfiles {
+    private JfrProfiles() { }
+
+    /** The tree, or an empty root when the recording has no events of that kind. */
+    public static Collapsed.Node read(Path jfr, String kind) {
+        // cpu is the converter's default (execution samples); its --cpu flag means something narrower.
+        Arguments args = kind.equals("cpu") ? new Arguments("-o", "collapsed") : new Arguments("--" + kind, "-o", "collapsed");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JfrReader reader = new JfrReader(jfr.toString())) {
+            JfrToFlame converter = new JfrToFlame(reader, args);
+            converter.convert();
+            converter.dump(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + jfr + ": " + e.getMessage(), e);
+        }
+        return Collapsed.parse(out.toString(StandardCharsets.UTF_8), jfr + " (" + kind + ")");
+    }
+}
