@@ -1,0 +1,38 @@
+package io.culprit.lab.orders;
+
+import java.util.List;
+import java.util.Optional;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Repository;
+
+/** Plain JDBC access to orders and their lines. */
+@Repository
+public class Orders {
+
+    private final JdbcTemplate jdbc;
+
+    public Orders(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    public Optional<Order> find(long id) {
+        List<Order> found = jdbc.query("SELECT o.id, o.customer_id, c.name, o.status, o.total_cents, o.number"
+                        + " FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = ?",
+                (rs, i) -> new Order(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4), rs.getLong(5),
+                        rs.getLong(6), lines(rs.getLong(1))), id);
+        return found.stream().findFirst();
+    }
+
+    public List<Line> lines(long orderId) {
+        return jdbc.query("SELECT l.product_id, p.sku, p.name, l.qty, l.price_cents FROM order_lines l"
+                        + " JOIN products p ON p.id = l.product_id WHERE l.order_id = ? ORDER BY l.id",
+                (rs, i) -> new Line(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5)), orderId);
+    }
+
+    public record Order(long id, long customerId, String customerName, String status, long totalCents, long number,
+                        List<Line> lines) {
+    }
+
+    public record Line(long productId, String sku, String productName, int qty, int priceCents) {
+    }
+}

@@ -1,0 +1,298 @@
+package io.culprit.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.netflix.hystrix.util.HystrixTimer;
+import io.culprit.lab.customers.ProductLookup;
+import io.culprit.lab.orders.StatementService;
+import java.lang.management.ManagementFactory;
+import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import jdk.jfr.consumer.RecordedEvent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Each in-process scenario against its fixed twin, in one Spring context (the mode is flipped
+ * between runs): the symptom must be real and the fix must remove it. Load is short and bounded
+ * on 127.0.0.1; the thresholds are far from the measured values (docs/LAB.md) because the CI
+ * machine has 2 busy cores. converter-rebuild and gc-pool-starvation need the fat jar or JVM flags
+ * and are *IT tests.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"lab.resource-cache-ttl-ms=1000", "lab.log-file=target/lab-test.log"})
+class ScenarioFaultsTest {
+
+    static final AtomicLong LOOKUPS_CREATED = new AtomicLong();
+
+    @TestConfiguration
+    static class CountBeans {
+        /** Counts ProductLookup creations as the container performs them. */
+        @Bean
+        static BeanPostProcessor lookupCounter() {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String name) {
+                    if (bean instanceof ProductLookup) {
+                        LOOKUPS_CREATED.incrementAndGet();
+                    }
+                    return bean;
+                }
+            };
+        }
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    LabMode mode;
+
+    @AfterEach
+    void reset() {
+        mode.set(Scenario.HEALTHY, false);
+    }
+
+    private String url(String path) {
+        return "http://127.0.0.1:" + port + path;
+    }
+
+    @Test
+    void healthyServesTheApi() {
+        assertThat(LabLoad.body(LabLoad.get(url("/api/orders/7")))).contains("\"id\":7", "\"lines\":[");
+        assertThat(LabLoad.body(LabLoad.get(url("/api/orders/8/invoice")))).contains("INV-8");
+        assertThat(LabLoad.body(LabLoad.get(url("/api/orders/7/availability")))).contains("\"inStock\"");
+        assertThat(LabLoad.body(LabLoad.get(url("/api/products/4")))).contains("SKU-10004");
+        assertThat(LabLoad.body(LabLoad.get(url("/api/customers/3/feed")))).contains("PRODUCT ");
+        assertThat(LabLoad.body(LabLoad.postJson(url("/api/orders"), "{\"customerId\":3,\"items\":[{\"productId\":4,\"qty\":2}]}")))
+                .contains("\"authorization\":\"AUTH-");
+        assertThat(LabLoad.body(LabLoad.get(url("/lab/mode")))).contains("\"scenario\":\"healthy\"");
+    }
+
+    @Autowired
+    StatementService statements;
+
+    @Test
+    void statementAllocatesAbout170KbPerRequest() {
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < 50; i++) {
+            statements.render(7);
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 50; i++) {
+            statements.render(7 + i);
+        }
+        double perRequestKb = (threads.getCurrentThreadAllocatedBytes() - before) / 50.0 / 1024;
+        System.out.printf("gc-pool-starvation: statement allocates %.0f KB per request%n", perRequestKb);
+        assertThat(perRequestKb).isBetween(140.0, 220.0);
+    }
+
+    @Test
+    void idleResourceScanSlowsTheFirstRequestAfterAnIdleGap() throws Exception {
+        mode.set(Scenario.IDLE_RESOURCE_SCAN, false);
+        double faulty = idlePenaltyMs();
+        mode.set(Scenario.IDLE_RESOURCE_SCAN, true);
+        double fixed = idlePenaltyMs();
+        System.out.printf("idle-resource-scan: first-after-idle minus back-to-back, median: faulty %.1f ms, fixed %.1f ms%n", faulty, fixed);
+        assertThat(faulty).isGreaterThanOrEqualTo(20);
+        assertThat(fixed).isLessThan(20);
+    }
+
+    /** Median over 3 trials of (first request after a 1.5 s idle gap) minus (median of 5 back-to-back). */
+    private double idlePenaltyMs() throws InterruptedException {
+        HttpRequest req = LabLoad.get(url("/api/orders/7"));
+        for (int i = 0; i < 20; i++) {
+            LabLoad.once(req);
+        }
+        List<Double> penalties = new ArrayList<>();
+        for (int trial = 0; trial < 3; trial++) {
+            // The idle gap is the mechanism under test: longer than the 1 s cache TTL.
+            Thread.sleep(1_500);
+            double first = LabLoad.once(req) / 1e6;
+            List<Double> next = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                next.add(LabLoad.once(req) / 1e6);
+            }
+            penalties.add(first - median(next));
+        }
+        return median(penalties);
+    }
+
+    @Test
+    void rowLockStopsThroughputFromScalingWithConcurrency() throws Exception {
+        HttpRequest req = LabLoad.postJson(url("/api/orders"),
+                "{\"customerId\":3,\"items\":[{\"productId\":4,\"qty\":2},{\"productId\":9,\"qty\":1},{\"productId\":12,\"qty\":3}]}");
+        RowLockScaling.Ratios ratios = RowLockScaling.measure(mode, req);
+        double faulty = ratios.faulty();
+        double fixed = ratios.fixed();
+        System.out.printf("row-lock: throughput 8 clients / 1 client: faulty %.2f, fixed %.2f%n", faulty, fixed);
+        // Ideal scaling would be 8; the faulty twin only overlaps what runs outside the lock.
+        assertThat(faulty).isLessThan(1.5);
+        assertThat(fixed).isGreaterThan(Math.max(2.0, 1.8 * faulty));
+    }
+
+    @Test
+    void prototypeBeanIsCreated200TimesPerRequest() throws Exception {
+        HttpRequest req = LabLoad.get(url("/api/customers/3/feed"));
+        mode.set(Scenario.PROTOTYPE_BEAN, false);
+        double faultyPerRequest = creationsPerRequest(req);
+        LabLoad.Result faulty = LabLoad.closed(req, 4, Duration.ofSeconds(3));
+        mode.set(Scenario.PROTOTYPE_BEAN, true);
+        double fixedPerRequest = creationsPerRequest(req);
+        LabLoad.Result fixed = LabLoad.closed(req, 4, Duration.ofSeconds(3));
+        System.out.printf("prototype-bean: beans/request faulty %.0f, fixed %.0f; faulty %s; fixed %s%n",
+                faultyPerRequest, fixedPerRequest, faulty, fixed);
+        assertThat(faultyPerRequest).isEqualTo(200);
+        assertThat(fixedPerRequest).isEqualTo(1);
+        assertThat(fixed.throughput()).isGreaterThan(faulty.throughput() * 1.2);
+    }
+
+    private double creationsPerRequest(HttpRequest req) {
+        long before = LOOKUPS_CREATED.get();
+        for (int i = 0; i < 10; i++) {
+            LabLoad.once(req);
+        }
+        return (LOOKUPS_CREATED.get() - before) / 10.0;
+    }
+
+    @Test
+    void timerLockParksThreadsUnderHystrixTimer() throws Exception {
+        HttpRequest req = LabLoad.get(url("/api/products/4"));
+        mode.set(Scenario.TIMER_LOCK, false);
+        LabLoad.closed(req, 8, Duration.ofSeconds(2));
+        long scheduledBefore = timerTasks();
+        var faulty = Jfr.record(Map.of("jdk.ThreadPark", "PT0S"), () -> LabLoad.closed(req, 8, Duration.ofSeconds(4)));
+        double listenersPerRequest = (timerTasks() - scheduledBefore) / (double) faulty.result().requests();
+        long faultyParks = faulty.events().stream()
+                .filter(e -> Jfr.hasFrame(e, "com.netflix.hystrix.util.HystrixTimer", "addTimerListener")).count();
+        mode.set(Scenario.TIMER_LOCK, true);
+        LabLoad.closed(req, 8, Duration.ofSeconds(2));
+        long tasksBeforeFixed = timerTasks();
+        var fixed = Jfr.record(Map.of("jdk.ThreadPark", "PT0S"), () -> LabLoad.closed(req, 8, Duration.ofSeconds(4)));
+        long fixedParks = fixed.events().stream()
+                .filter(e -> Jfr.hasFrame(e, "com.netflix.hystrix.util.HystrixTimer", "addTimerListener")).count();
+        System.out.printf("timer-lock: timer listeners/request %.2f; parks under addTimerListener faulty %d, fixed %d;"
+                + " faulty %s; fixed %s%n", listenersPerRequest, faultyParks, fixedParks, faulty.result(), fixed.result());
+        assertThat(listenersPerRequest).isBetween(3.5, 4.5);
+        assertThat(timerTasks()).isEqualTo(tasksBeforeFixed);
+        // How often a thread finds the timer lock taken depends on the machine (1 to 16 parks per
+        // 4 s measured on 2 cores), so parks are reported, not asserted; the fixed twin has none.
+        assertThat(fixedParks).isZero();
+        assertThat(fixed.result().throughput()).isGreaterThan(faulty.result().throughput() * 1.2);
+    }
+
+    /** Tasks ever scheduled on HystrixTimer's executor: one per registered timeout listener. */
+    private static long timerTasks() throws Exception {
+        var field = HystrixTimer.class.getDeclaredField("executor");
+        field.setAccessible(true);
+        Object ref = ((java.util.concurrent.atomic.AtomicReference<?>) field.get(HystrixTimer.getInstance())).get();
+        if (ref == null) {
+            return 0;
+        }
+        var getThreadPool = ref.getClass().getMethod("getThreadPool");
+        getThreadPool.setAccessible(true);
+        var pool = (java.util.concurrent.ScheduledThreadPoolExecutor) getThreadPool.invoke(ref);
+        return pool.getTaskCount();
+    }
+
+    @Test
+    void bindingExceptionsThrowAtLeast30ExceptionsPerRequest() throws Exception {
+        HttpRequest req = LabLoad.get(url(ScenarioFiles.endpointPath("binding-exceptions")));
+        mode.set(Scenario.BINDING_EXCEPTIONS, false);
+        double faulty = exceptionsPerRequest(req);
+        mode.set(Scenario.BINDING_EXCEPTIONS, true);
+        double fixed = exceptionsPerRequest(req);
+        System.out.printf("binding-exceptions: NotWritablePropertyException per request faulty %.1f, fixed %.1f%n", faulty, fixed);
+        assertThat(faulty).isGreaterThanOrEqualTo(30);
+        assertThat(fixed).isZero();
+    }
+
+    @Test
+    void converterRebuildFailsToLoadOptionalJacksonModulesOnEveryCall() throws Exception {
+        // Throughput needs the fat jar (ConverterRebuildIT); the swallowed failed loads show anywhere.
+        HttpRequest req = LabLoad.get(url("/api/orders/7/availability"));
+        mode.set(Scenario.CONVERTER_REBUILD, false);
+        double faulty = exceptionsPerRequest(req, "java.lang.ClassNotFoundException");
+        mode.set(Scenario.CONVERTER_REBUILD, true);
+        double fixed = exceptionsPerRequest(req, "java.lang.ClassNotFoundException");
+        System.out.printf("converter-rebuild: ClassNotFoundException per request faulty %.1f, fixed %.1f%n", faulty, fixed);
+        // 5 calls x (encode + decode) x 3 Jackson2ObjectMapperBuilder builds x 2 absent modules = 60
+        // failed loads (one exception each outside the fat jar; more through its nested loader).
+        assertThat(faulty).isGreaterThanOrEqualTo(60);
+        assertThat(fixed).isZero();
+    }
+
+    private static double exceptionsPerRequest(HttpRequest req) throws Exception {
+        return exceptionsPerRequest(req, "org.springframework.beans.NotWritablePropertyException");
+    }
+
+    private static double exceptionsPerRequest(HttpRequest req, String type) throws Exception {
+        LabLoad.once(req);
+        int n = 20;
+        var rec = Jfr.record(Collections.singletonMap("jdk.JavaExceptionThrow", null), () -> {
+            for (int i = 0; i < n; i++) {
+                LabLoad.once(req);
+            }
+            return n;
+        });
+        long count = rec.events().stream().filter(e -> e.getClass("thrownClass") != null
+                && e.getClass("thrownClass").getName().equals(type)).count();
+        return count / (double) n;
+    }
+
+    @Test
+    void logStormWritesAStackTracePerRequest() throws Exception {
+        HttpRequest req = LabLoad.get(url("/api/orders/7/invoice"));
+        Path log = Path.of("target/lab-test.log");
+        mode.set(Scenario.LOG_STORM, false);
+        double faultyBytes = logBytesPerRequest(req, log);
+        LabLoad.Result faulty = LabLoad.closed(req, 4, Duration.ofSeconds(3));
+        mode.set(Scenario.LOG_STORM, true);
+        double fixedBytes = logBytesPerRequest(req, log);
+        LabLoad.Result fixed = LabLoad.closed(req, 4, Duration.ofSeconds(3));
+        System.out.printf("log-storm: log bytes/request faulty %.0f, fixed %.0f; faulty %s; fixed %s%n",
+                faultyBytes, fixedBytes, faulty, fixed);
+        assertThat(faultyBytes).isGreaterThan(5_000);
+        assertThat(fixedBytes).isLessThan(400);
+        // Throughput is reported, not asserted: the gap (1.3x-1.7x measured) depends on disk and CPU
+        // contention on the shared machine; the bytes of stack trace per request do not.
+        assertThat(faulty.errors() + fixed.errors()).isZero();
+    }
+
+    private static double logBytesPerRequest(HttpRequest req, Path log) throws Exception {
+        long before = Files.size(log);
+        for (int i = 0; i < 20; i++) {
+            LabLoad.once(req);
+        }
+        // The async appender writes on its own thread: wait until the file stops growing.
+        long size = Files.size(log);
+        for (int i = 0; i < 50; i++) {
+            Thread.sleep(50);
+            long now = Files.size(log);
+            if (now == size) {
+                break;
+            }
+            size = now;
+        }
+        return (size - before) / 20.0;
+    }
+
+    static double median(List<Double> values) {
+        List<Double> v = new ArrayList<>(values);
+        Collections.sort(v);
+        return v.get(v.size() / 2);
+    }
+}
