@@ -13,7 +13,9 @@ final class IsolatedCommand {
 
     static Object load(Class<?> command) throws Exception {
         URL classes = command.getProtectionDomain().getCodeSource().getLocation();
-        URLClassLoader loader = new URLClassLoader("culprit-reattach", new URL[] {classes}, ClassLoader.getPlatformClassLoader());
+        // The agent's core.jar carries async-profiler's native library; the test loader must too.
+        URL profiler = one.profiler.AsyncProfiler.class.getProtectionDomain().getCodeSource().getLocation();
+        URLClassLoader loader = new URLClassLoader("culprit-reattach", new URL[] {classes, profiler}, ClassLoader.getPlatformClassLoader());
         return loader.loadClass(command.getName()).getConstructor().newInstance();
     }
 
