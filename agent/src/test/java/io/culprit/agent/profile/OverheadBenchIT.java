@@ -32,7 +32,6 @@ class OverheadBenchIT {
 
     @Test
     void profilerPlusJfrStreamingCostsLittleThroughput() throws Exception {
-        TestContext.useLocalAsyncProfiler();
         AtomicLong ops = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
         Thread worker = new Thread(() -> { while (!stop.get()) { work(ops.get()); ops.incrementAndGet(); } }, "bench-worker");

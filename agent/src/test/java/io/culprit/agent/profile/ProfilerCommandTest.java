@@ -19,7 +19,6 @@ class ProfilerCommandTest {
 
     @BeforeAll
     static void library() throws Exception {
-        TestContext.useLocalAsyncProfiler();
     }
 
     @Test

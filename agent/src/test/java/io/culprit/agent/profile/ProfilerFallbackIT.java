@@ -35,7 +35,6 @@ class ProfilerFallbackIT {
 
     @Test
     void withoutPerfEventsCpuFallsBackToCtimerAndSaysSo(@TempDir Path dir) throws Exception {
-        TestContext.useLocalAsyncProfiler();
         Path src = Files.writeString(dir.resolve("noperf.c"), SHIM);
         Path shim = dir.resolve("libnoperf.so");
         Process cc;
@@ -51,7 +50,6 @@ class ProfilerFallbackIT {
         Path collapsed = dir.resolve("cpu.collapsed");
         Path log = dir.resolve("target.log");
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-D" + AsyncProfilerLib.PROPERTY + "=" + System.getProperty(AsyncProfilerLib.PROPERTY),
                 "-cp", System.getProperty("java.class.path"), ProfilerInChild.class.getName(), collapsed.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("LD_PRELOAD", shim.toString());
