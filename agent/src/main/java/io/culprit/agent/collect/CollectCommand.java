@@ -5,6 +5,8 @@ import io.culprit.agent.command.Command;
 import io.culprit.agent.command.CommandContext;
 import io.culprit.agent.command.CommandException;
 import io.culprit.agent.command.Flags;
+import io.culprit.agent.probe.ProbeEvidence;
+import io.culprit.agent.probe.Probes;
 import io.culprit.jfr.LiveJfr;
 import io.culprit.model.CaseFile;
 import java.nio.file.Path;
@@ -18,6 +20,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code collect start|stop|status}: the evidence collection that {@code culprit diagnose} runs
  * around its load. Start opens culprit's live JFR stream; stop ends it and writes the series and
  * tables into a case-file directory on this machine (the agent runs as the same user as the CLI).
+ * Start also (re)starts the framework probes (pools, requests, calls) so that their windows cover
+ * exactly the collection; stop removes their weaving and writes their series and tables.
  * One collection at a time; detach ends a running one.
  */
 public final class CollectCommand implements Command {
@@ -84,7 +88,17 @@ public final class CollectCommand implements Command {
             LiveJfr l = CURRENT.getAndSet(null);
             if (l != null) l.close();
         });
-        emit(ctx, "collecting: JFR stream with culprit's settings", Map.of("collecting", true));
+        // Fresh probes: their windows and totals must cover this collection only.
+        Probes.stop();
+        Probes probes;
+        try {
+            probes = Probes.ensure(ctx.instrumentation());
+        } catch (CommandException e) {
+            CURRENT.getAndSet(null).close();
+            throw new CommandException("collect: framework probes: " + e.getMessage());
+        }
+        emit(ctx, "collecting: JFR stream with culprit's settings, framework probes on " + probes.wovenCount() + " method(s)",
+                Map.of("collecting", true, "probes", probes.wovenCount()));
     }
 
     private static void stop(Flags f, CommandContext ctx) throws Exception {
@@ -95,15 +109,21 @@ public final class CollectCommand implements Command {
         if (live == null) throw new CommandException("collect stop: no collection is running (collect start first)");
         Path caseDir = Paths.get(dir);
         if (!caseDir.isAbsolute()) throw new CommandException("collect stop: --case must be an absolute path, got " + dir);
+        Probes probes = Probes.stop();
         live.stop(STOP_TIMEOUT_MS);
-        live.writeTo(CaseFile.create(caseDir), requests);
+        CaseFile caseFile = CaseFile.create(caseDir);
+        live.writeTo(caseFile, requests);
+        // After JFR's evidence: the probes' server-side series and tables are the more direct ones.
+        List<String> probeEvidence = probes == null ? List.of() : ProbeEvidence.writeTo(probes, caseFile);
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("case", caseDir.toString());
         data.put("events", live.evidence().events());
         data.put("startMs", live.observation(requests).startMs());
         data.put("endMs", live.observation(requests).endMs());
         data.put("target", live.evidence().target());
-        emit(ctx, "wrote " + live.evidence().events() + " events' evidence to " + caseDir, data);
+        data.put("probeEvidence", probeEvidence);
+        emit(ctx, "wrote " + live.evidence().events() + " events' evidence"
+                + (probeEvidence.isEmpty() ? "" : " and " + String.join(", ", probeEvidence)) + " to " + caseDir, data);
     }
 
     private static void emit(CommandContext ctx, String text, Object data) {

@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.LongAdder;
  * Connection and worker pools, found without the application's help: the first call into
  * {@code HikariPool.getConnection(long)} or into Tomcat's executor hands us the instance, and a
  * sampler reads their public getters once a second. Acquire time is the woven getConnection's
- * duration; usage time runs from that return to {@code ProxyConnection.close()}.
+ * duration; usage time runs from that return to {@code ProxyConnection.close()}. Pending is the
+ * most threads seen waiting in the window: at the tick, and at the end of every acquire that waited.
  */
 final class PoolProbe {
 
@@ -30,6 +31,9 @@ final class PoolProbe {
     private final LongAdder usageSumNs = new LongAdder();
     private final LongAdder usageCount = new LongAdder();
     private final LongAdder acquires = new LongAdder();
+    private final LongAccumulator pendingMax = new LongAccumulator(Math::max, 0);
+    /** An acquire this long had to wait for a connection: a free one is handed out in microseconds. */
+    private static final long WAITED_NS = 1_000_000;
 
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
@@ -40,6 +44,12 @@ final class PoolProbe {
                 remember(hikariPools, self);
                 acquires.increment();
                 acquireMaxNs.accumulate(now - start);
+                if (now - start >= WAITED_NS) {
+                    // This thread waited until a moment ago: it and those still waiting were pending
+                    // together. A once-a-second reading alone misses bursts shorter than a second.
+                    double others = Reflect.number(self, "getThreadsAwaitingConnection");
+                    pendingMax.accumulate(1 + (Double.isNaN(others) ? 0 : (long) others));
+                }
                 if (returned != null) leasedAt.put(returned, now);
             }
         });
@@ -79,7 +89,7 @@ final class PoolProbe {
         if (!hikariPools.isEmpty()) {
             row.put("hikariActive", sum(hikariPools, "getActiveConnections"));
             row.put("hikariIdle", sum(hikariPools, "getIdleConnections"));
-            row.put("hikariPending", sum(hikariPools, "getThreadsAwaitingConnection"));
+            row.put("hikariPending", Math.max(sum(hikariPools, "getThreadsAwaitingConnection"), pendingMax.getThenReset()));
             row.put("hikariTotal", sum(hikariPools, "getTotalConnections"));
             long n = acquires.sumThenReset();
             row.put("hikariAcquireMsMax", n == 0 ? Double.NaN : acquireMaxNs.getThenReset() / 1e6);

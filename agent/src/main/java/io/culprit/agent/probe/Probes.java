@@ -30,6 +30,9 @@ public final class Probes {
     final PoolProbe pools = new PoolProbe();
     final RequestProbe requests = new RequestProbe();
     final CallProbe calls = new CallProbe(thresholds);
+    final BeanProbe beans = new BeanProbe();
+    final LoggingProbe logging = new LoggingProbe();
+    final ConstructionProbe construction = new ConstructionProbe();
     final Windows windows = new Windows();
     final List<String> woven = new ArrayList<>();
     final long startMs = System.currentTimeMillis();
@@ -77,19 +80,24 @@ public final class Probes {
         hooks.addAll(pools.hooks());
         hooks.addAll(requests.hooks());
         hooks.addAll(calls.hooks());
+        hooks.addAll(beans.hooks());
+        hooks.addAll(logging.hooks());
+        hooks.addAll(construction.hooks());
         Plan plan = new Plan(true, null);
         List<Integer> ids = new ArrayList<>();
         for (Hook h : hooks) {
             List<MethodTarget> targets;
             try {
-                targets = TargetResolver.resolve(inst, h.className, h.method, false, false);
+                targets = TargetResolver.resolve(inst, h.className, h.method, false, h.method.startsWith("<"));
             } catch (CommandException absent) {
                 continue;  // that framework is not in this application
             }
             int id = -1;
             for (MethodTarget t : targets) {
                 // Only the declaring class: generated subclasses (HikariProxyStatement) would time the same call twice.
-                if (!t.type.getName().equals(h.className) || !t.method.descriptor.startsWith(h.descriptorPrefix)) continue;
+                if (!t.type.getName().equals(h.className) || !t.method.descriptor.startsWith(h.descriptorPrefix)
+                        // culprit's own copy of a library (its Jackson) is not the application's
+                        || isAgentsOwn(t.type)) continue;
                 if (id < 0) {
                     id = Dispatcher.INSTANCE.register(h);
                     ids.add(id);
@@ -102,6 +110,12 @@ public final class Probes {
         sampler = new Thread(this::sampleLoop, "culprit-probes");
         sampler.setDaemon(true);
         sampler.start();
+    }
+
+    /** In a target the agent has its own isolated loader; in-process tests share the application's. */
+    private static boolean isAgentsOwn(Class<?> c) {
+        ClassLoader agent = Probes.class.getClassLoader();
+        return agent != ClassLoader.getSystemClassLoader() && c.getClassLoader() == agent;
     }
 
     private void sampleLoop() {
@@ -129,6 +143,23 @@ public final class Probes {
     /** Observed seconds so far. */
     double seconds() {
         return Math.max(0.001, (System.currentTimeMillis() - startMs) / 1000.0);
+    }
+
+    public int wovenCount() {
+        return woven.size();
+    }
+
+    boolean serverWoven() {
+        return woven.stream().anyMatch(w -> w.startsWith(RequestProbe.COYOTE_ADAPTER));
+    }
+
+    boolean woven(String className) {
+        return woven.stream().anyMatch(w -> w.startsWith(className + "."));
+    }
+
+    boolean callsWoven() {
+        return woven.stream().anyMatch(w -> w.startsWith(CallProbe.PROXY_STATEMENT) || w.startsWith(CallProbe.PROXY_PREPARED)
+                || w.startsWith(CallProbe.SPRING_HTTP_REQUEST));
     }
 
     Map<String, Object> meta() {

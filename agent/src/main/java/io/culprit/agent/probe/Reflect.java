@@ -10,8 +10,13 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Reflect {
 
-    private static final ConcurrentHashMap<String, Method> CACHE = new ConcurrentHashMap<>();
+    /**
+     * Class → {no-arg methods, (String) methods} by name: looked up without building a key on the
+     * hot path. Not a ClassValue: that would tie the agent's loader to application classes after detach.
+     */
+    private static final ConcurrentHashMap<Class<?>, ConcurrentHashMap<String, Method>[]> CACHE = new ConcurrentHashMap<>();
     private static final Method MISSING;
+    private static final Object[] NO_ARGS = {};
 
     static {
         try {
@@ -31,11 +36,15 @@ final class Reflect {
     static Object call(Object target, String name, String arg) {
         if (target == null) return null;
         Class<?> c = target.getClass();
-        String key = c.getName() + '@' + System.identityHashCode(c.getClassLoader()) + '#' + name + (arg == null ? "" : "(S)");
-        Method m = CACHE.computeIfAbsent(key, k -> find(c, name, arg != null));
+        ConcurrentHashMap<String, Method> methods = CACHE.computeIfAbsent(c, k -> maps())[arg == null ? 0 : 1];
+        Method m = methods.get(name);  // get first: a capturing lambda would allocate on every call
+        if (m == null) {
+            m = find(c, name, arg != null);
+            methods.putIfAbsent(name, m);
+        }
         if (m == MISSING) return null;
         try {
-            return arg == null ? m.invoke(target) : m.invoke(target, arg);
+            return arg == null ? m.invoke(target, NO_ARGS) : m.invoke(target, arg);
         } catch (ReflectiveOperationException | RuntimeException e) {
             return null;
         }
@@ -44,6 +53,11 @@ final class Reflect {
     static double number(Object target, String name) {
         Object v = call(target, name);
         return v instanceof Number ? ((Number) v).doubleValue() : Double.NaN;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ConcurrentHashMap<String, Method>[] maps() {
+        return new ConcurrentHashMap[] {new ConcurrentHashMap<>(), new ConcurrentHashMap<>()};
     }
 
     private static Method find(Class<?> c, String name, boolean stringArg) {

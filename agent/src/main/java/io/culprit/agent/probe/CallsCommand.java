@@ -1,0 +1,65 @@
+package io.culprit.agent.probe;
+
+import io.culprit.agent.command.Command;
+import io.culprit.agent.command.CommandContext;
+import io.culprit.agent.command.CommandException;
+import io.culprit.agent.command.Flags;
+import io.culprit.agent.command.Format;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** {@code calls}: SQL and outbound HTTP calls, their time, and the slow ones with their text. */
+public final class CallsCommand implements Command {
+
+    @Override
+    public String name() {
+        return "calls";
+    }
+
+    @Override
+    public String summary() {
+        return "dependency calls (SQL via HikariCP, HTTP via Spring): time, share of requests, slow-call alerts";
+    }
+
+    @Override
+    public String usage() {
+        return String.join("\n",
+                "calls [--slow-sql MS] [--slow-http MS]",
+                "  Thresholds default to 100 ms (SQL) and 200 ms (HTTP) and stay set while the probes run.",
+                "",
+                "examples:",
+                "  calls",
+                "  calls --slow-sql 50 --json");
+    }
+
+    @Override
+    public void run(List<String> args, CommandContext ctx) throws Exception {
+        Flags f = Flags.parse("calls", args, "--slow-sql", "--slow-http").atMostPositional(0);
+        Probes p = Probes.ensure(ctx.instrumentation());
+        if (f.value("--slow-sql") != null) p.thresholds.sqlMs = f.longValue("--slow-sql", 100, 0, 3_600_000);
+        if (f.value("--slow-http") != null) p.thresholds.httpMs = f.longValue("--slow-http", 200, 0, 3_600_000);
+        List<Map<String, Object>> rows = p.calls.rows(p.requests.containerNsTotal.sum() / 1e6, p.requests.requests.sum());
+        List<Map<String, Object>> alerts = p.calls.alerts();
+        if (ctx.json()) {
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("calls", rows);
+            data.put("alerts", alerts);
+            data.put("thresholdsMs", Map.of("sql", p.thresholds.sqlMs, "http", p.thresholds.httpMs));
+            ctx.data(data);
+            return;
+        }
+        StringBuilder sb = new StringBuilder(String.format("%-5s %-60s %7s %10s %8s %8s %5s%n",
+                "KIND", "TARGET", "COUNT", "TOTAL ms", "P99 ms", "MAX ms", "SLOW"));
+        for (Map<String, Object> r : rows) {
+            sb.append(String.format("%-5s %-60s %7d %10.1f %8.1f %8.1f %5d%n", r.get("kind"),
+                    Format.clip(String.valueOf(r.get("target")), 60), r.get("count"), r.get("totalMs"),
+                    r.get("p99Ms"), r.get("maxMs"), r.get("slowCount")));
+        }
+        for (Map<String, Object> a : alerts) {
+            sb.append(String.format("SLOW %s %.1f ms (> %.0f ms) on %s: %s%n", a.get("kind"), a.get("ms"),
+                    a.get("thresholdMs"), a.get("thread"), a.get("text")));
+        }
+        ctx.println(rows.isEmpty() ? "no calls seen yet" : sb.toString().stripTrailing());
+    }
+}

@@ -1,0 +1,101 @@
+package io.culprit.agent.probe;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Constructions of types that are costly to build and meant to be built once (CASES.md seed 3):
+ * a Jackson ObjectMapper, Spring Boot's HttpMessageConverters, a RestTemplate. Chained
+ * constructors ({@code this(...)}, {@code super(...)}) count once: only the outermost
+ * construction on a thread is recorded. The caller is the first frame outside the type and
+ * the JDK, found with a stack walk, which is affordable because these constructions are rare
+ * in a healthy service and are the finding when they are not.
+ */
+final class ConstructionProbe {
+
+    static final String[] EXPENSIVE = {
+        "com.fasterxml.jackson.databind.ObjectMapper",
+        "org.springframework.boot.autoconfigure.http.HttpMessageConverters",
+        "org.springframework.web.client.RestTemplate",
+    };
+    /** An outermost construction older than this never returned (its constructor threw). */
+    private static final long STALE_NS = 1_000_000_000L;
+    private static final StackWalker WALKER = StackWalker.getInstance();
+    private static final String SELF = ConstructionProbe.class.getName();
+
+    /** Per type and caller. */
+    static final class Built {
+        final String type;
+        final String caller;
+        final LongAdder count = new LongAdder();
+        final LongAdder ns = new LongAdder();
+
+        Built(String type, String caller) {
+            this.type = type;
+            this.caller = caller;
+        }
+    }
+
+    private final ThreadLocal<long[]> outermost = ThreadLocal.withInitial(() -> new long[1]);
+    final ConcurrentHashMap<String, Built> built = new ConcurrentHashMap<>();
+
+    List<Hook> hooks() {
+        List<Hook> h = new ArrayList<>();
+        for (String type : EXPENSIVE) {
+            h.add(new Hook(type, "<init>", "(") {
+                @Override
+                public long enter(int id) {
+                    long now = System.nanoTime();
+                    long[] slot = outermost.get();
+                    if (slot[0] == 0 || now - slot[0] > STALE_NS) slot[0] = now;
+                    return now;
+                }
+
+                @Override
+                public void exit(int id, long start, Throwable thrown) {
+                    long[] slot = outermost.get();
+                    if (slot[0] != start) return;  // an inner, chained constructor
+                    slot[0] = 0;
+                    String caller = caller(type);
+                    Built b = built.computeIfAbsent(type + ' ' + caller, k -> new Built(type, caller));
+                    b.count.increment();
+                    b.ns.add(System.nanoTime() - start);
+                }
+            });
+        }
+        return h;
+    }
+
+    private static String caller(String type) {
+        return WALKER.walk(frames -> frames
+                .filter(f -> {
+                    String c = f.getClassName();
+                    return !c.startsWith(type) && !c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("sun.")
+                            && !c.startsWith("io.culprit.bootstrap.") && !c.startsWith("io.culprit.agent.instrument.")
+                            && !c.equals(SELF) && !c.startsWith(SELF + "$");
+                })
+                .findFirst().map(f -> f.getClassName() + "." + f.getMethodName() + ":" + f.getLineNumber()).orElse("(unknown)"));
+    }
+
+    /** Rows of table {@code construction}, most built first. */
+    List<Map<String, Object>> rows(long requests) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Built b : built.values()) {
+            long n = b.count.sum();
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("type", b.type);
+            r.put("count", n);
+            r.put("perRequest", requests > 0 ? (double) n / requests : null);
+            r.put("caller", b.caller);
+            r.put("meanMs", b.ns.sum() / 1e6 / n);
+            rows.add(r);
+        }
+        rows.sort(Comparator.comparingLong((Map<String, Object> r) -> (Long) r.get("count")).reversed());
+        return rows;
+    }
+}

@@ -1,0 +1,65 @@
+package io.culprit.agent.probe;
+
+import io.culprit.agent.command.Command;
+import io.culprit.agent.command.CommandContext;
+import io.culprit.agent.command.CommandException;
+import io.culprit.agent.command.Format;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** {@code pools}: HikariCP and the container's worker pool, as the probes see them now. */
+public final class PoolsCommand implements Command {
+
+    @Override
+    public String name() {
+        return "pools";
+    }
+
+    @Override
+    public String summary() {
+        return "connection and worker pools (HikariCP, Tomcat): active, idle, pending, max";
+    }
+
+    @Override
+    public String usage() {
+        return String.join("\n",
+                "pools",
+                "  Starts the framework probes if they are not running (reset removes them). A pool is",
+                "  found at its first use after the start, so the first call may list none yet.",
+                "",
+                "examples:",
+                "  pools",
+                "  pools --json");
+    }
+
+    @Override
+    public void run(List<String> args, CommandContext ctx) throws Exception {
+        if (!args.isEmpty()) throw new CommandException("pools takes no arguments (got '" + args.get(0) + "')");
+        Probes p = Probes.ensure(ctx.instrumentation());
+        List<Map<String, Object>> rows = p.pools.describe();
+        if (ctx.json()) {
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("pools", rows);
+            data.put("lastWindow", p.windows.lastPools());
+            data.put("woven", p.woven);
+            ctx.data(data);
+            return;
+        }
+        if (rows.isEmpty()) {
+            ctx.println("no pool seen yet (probing " + p.woven.size() + " framework methods; pools appear at their first use)");
+            return;
+        }
+        StringBuilder sb = new StringBuilder(String.format("%-40s %8s %8s %8s %8s%n", "POOL", "ACTIVE", "IDLE", "PENDING", "MAX"));
+        for (Map<String, Object> r : rows) {
+            sb.append(String.format("%-40s %8.0f %8.0f %8.0f %8.0f%n", Format.clip(String.valueOf(r.get("pool")), 40),
+                    r.get("active"), r.get("idle"), r.get("pending"), r.get("total")));
+        }
+        Map<String, Double> last = p.windows.lastPools();
+        if (last.containsKey("hikariAcquireMsMax")) {
+            sb.append(String.format("last second: acquire max %.1f ms, usage max %.1f ms, usage mean %.1f ms",
+                    last.get("hikariAcquireMsMax"), last.get("hikariUsageMsMax"), last.get("hikariUsageMsMean")));
+        }
+        ctx.println(sb.toString().stripTrailing());
+    }
+}

@@ -1,0 +1,70 @@
+package io.culprit.agent.probe;
+
+import io.culprit.model.CaseFile;
+import io.culprit.model.Series;
+import io.culprit.model.Table;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Writes what the probes saw into a case file (names and columns: docs/CASEFILE.md). */
+public final class ProbeEvidence {
+
+    static final List<String> ROUTES = List.of("route", "count", "p50Ms", "p99Ms", "handlerMs", "belowHandlerMs",
+            "containerMs", "idleGapCorrelation", "meanMs");
+    static final List<String> IDLE_GAP = List.of("gapMs", "count", "p50Ms", "p99Ms");
+    static final List<String> CALLS = List.of("kind", "target", "count", "totalMs", "p99Ms", "maxMs", "slowCount",
+            "shareOfRequestTime", "errors", "perRequest");
+
+    static final List<String> BEANS = List.of("bean", "type", "scope", "count", "perRequest");
+    static final List<String> LOGGING = List.of("level", "events", "perSecond", "withStackTrace", "appenderMs", "logger");
+
+    static final List<String> CONSTRUCTION = List.of("type", "count", "perRequest", "caller", "meanMs");
+
+    private ProbeEvidence() { }
+
+    private static boolean expensiveWoven(Probes p) {
+        for (String type : ConstructionProbe.EXPENSIVE) if (p.woven(type)) return true;
+        return false;
+    }
+
+    /** Returns the names written, e.g. {@code series/pools}. */
+    public static List<String> writeTo(Probes p, CaseFile caseFile) {
+        List<String> written = new ArrayList<>();
+        Series pools = p.windows.series("pools");
+        if (pools != null) {
+            caseFile.write(pools);
+            written.add("series/pools");
+        }
+        Map<String, Object> meta = p.meta();
+        if (p.serverWoven()) {
+            Series requests = p.windows.series("requests");
+            if (requests != null) {
+                caseFile.write(requests);
+                written.add("series/requests");
+            }
+            caseFile.write(new Table("routes", ROUTES, p.requests.routeRows(), meta));
+            caseFile.write(new Table("idle-gap", IDLE_GAP, p.requests.idleGapRows(), meta));
+            written.add("tables/routes");
+            written.add("tables/idle-gap");
+        }
+        if (!p.calls.calls.isEmpty() || p.callsWoven()) {
+            double requestMs = p.requests.containerNsTotal.sum() / 1e6;
+            caseFile.write(new Table("calls", CALLS, p.calls.rows(requestMs, p.requests.requests.sum()), meta));
+            written.add("tables/calls");
+        }
+        if (p.woven(BeanProbe.BEAN_FACTORY)) {
+            caseFile.write(new Table("beans", BEANS, p.beans.rows(p.requests.requests.sum()), meta));
+            written.add("tables/beans");
+        }
+        if (p.woven(LoggingProbe.LOGBACK_LOGGER)) {
+            caseFile.write(new Table("logging", LOGGING, p.logging.rows(p.seconds()), meta));
+            written.add("tables/logging");
+        }
+        if (expensiveWoven(p)) {
+            caseFile.write(new Table("construction", CONSTRUCTION, p.construction.rows(p.requests.requests.sum()), meta));
+            written.add("tables/construction");
+        }
+        return written;
+    }
+}

@@ -1,0 +1,40 @@
+package io.culprit.agent.probe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.culprit.agent.instrument.Instrumenter;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** ObjectMapper constructions counted once each (chained constructors included), with their caller. */
+class ConstructionProbeTest {
+
+    @AfterEach
+    void reset() {
+        Instrumenter.resetAll();
+        Probes.stop();
+    }
+
+    @Test
+    void eachMapperBuiltPerCallIsCountedOnceWithItsCaller() throws Exception {
+        new ObjectMapper();  // loaded, as in a service that has started
+        Probes p = Probes.ensure(ProbeContext.INST);
+        for (int i = 0; i < 25; i++) perRequestMapper();
+        JsonMapper.builder().build();  // a subclass: its super(...) chain is still one construction
+        List<Map<String, Object>> rows = p.construction.rows(25);
+        assertThat(rows).hasSize(2);
+        assertThat(rows.get(0)).containsEntry("type", ObjectMapper.class.getName()).containsEntry("count", 25L)
+                .containsEntry("perRequest", 1.0);
+        assertThat((String) rows.get(0).get("caller")).contains("ConstructionProbeTest.perRequestMapper");
+        assertThat(rows.get(1)).containsEntry("count", 1L);
+        assertThat((double) rows.get(0).get("meanMs")).isPositive();
+    }
+
+    private static ObjectMapper perRequestMapper() {
+        return new ObjectMapper();
+    }
+}

@@ -1,0 +1,153 @@
+package io.culprit.agent.probe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.culprit.agent.instrument.Instrumenter;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The pool and SQL probes against a real HikariCP pool over a real (in-memory) H2 database. */
+class PoolAndCallProbeTest {
+
+    private static HikariDataSource ds;
+
+    @BeforeAll
+    static void pool() throws Exception {
+        HikariConfig c = new HikariConfig();
+        c.setJdbcUrl("jdbc:h2:mem:probe;DB_CLOSE_DELAY=-1");
+        c.setMaximumPoolSize(2);
+        c.setMinimumIdle(2);
+        c.setConnectionTimeout(10_000);
+        ds = new HikariDataSource(c);
+        // Load the proxy classes the probes weave, as a service that has served traffic has.
+        try (Connection con = ds.getConnection(); Statement s = con.createStatement()) {
+            s.execute("CREATE ALIAS IF NOT EXISTS PAUSE FOR \"java.lang.Thread.sleep(long)\"");
+            try (PreparedStatement ps = con.prepareStatement("SELECT 1")) {
+                ps.executeQuery().close();
+            }
+        }
+    }
+
+    @AfterAll
+    static void close() {
+        ds.close();
+    }
+
+    @AfterEach
+    void reset() {
+        Instrumenter.resetAll();
+        Probes.stop();
+    }
+
+    @Test
+    void pendingIsPositiveOnlyWhileThePoolIsExhausted() throws Exception {
+        Probes p = Probes.ensure(ProbeContext.INST);
+        Connection a = ds.getConnection();
+        Connection b = ds.getConnection();
+        CompletableFuture<Connection> third = CompletableFuture.supplyAsync(() -> {
+            try {
+                return ds.getConnection();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        waitFor(() -> pending(p) == 1.0);
+        Map<String, Object> pool = onlyHikari(p);
+        assertThat(pool).containsEntry("active", 2.0).containsEntry("pending", 1.0).containsEntry("total", 2.0);
+        a.close();
+        Connection c = third.get();
+        waitFor(() -> pending(p) == 0.0);
+        b.close();
+        c.close();
+        assertThat(onlyHikari(p)).containsEntry("pending", 0.0).containsEntry("active", 0.0);
+
+        assertThat(ProbeContext.run(new PoolsCommand(), false).text()).containsPattern("hikari \\S+\\s+0\\s+2\\s+0\\s+2");
+        ProbeContext json = ProbeContext.run(new PoolsCommand(), true);
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> rows = (List<Map<String, Object>>) ((Map<String, Object>) json.data.get(0)).get("pools");
+        assertThat(rows).hasSize(1);
+        // The sampler's window saw the waiter and the time it waited (the third acquire).
+        waitFor(() -> p.windows.series("pools") != null && max(p, "hikariAcquireMsMax") > 0);
+        assertThat(max(p, "hikariPending")).isEqualTo(1.0);
+        assertThat(max(p, "hikariUsageMsMax")).isGreaterThan(0);
+    }
+
+    @Test
+    void aSlowStatementIsAlertedWithItsTextAndFastOnesAreNot() throws Exception {
+        Probes p = Probes.ensure(ProbeContext.INST);
+        try (Connection con = ds.getConnection()) {
+            for (int i = 0; i < 5; i++) {
+                try (PreparedStatement ps = con.prepareStatement("SELECT " + i + " FROM DUAL WHERE 1 = ?")) {
+                    ps.setInt(1, 1);
+                    ps.executeQuery().close();
+                }
+            }
+            try (PreparedStatement ps = con.prepareStatement("CALL PAUSE(?)")) {
+                ps.setLong(1, 150);
+                ps.execute();
+            }
+        }
+        ProbeContext text = ProbeContext.run(new CallsCommand(), false);
+        assertThat(text.text()).contains("SLOW sql").contains("CALL PAUSE(?)");
+        List<Map<String, Object>> rows = p.calls.rows(0, 0);
+        Map<String, Object> slow = rows.get(0);
+        assertThat(slow).containsEntry("target", "CALL PAUSE(?)").containsEntry("count", 1L).containsEntry("slowCount", 1L);
+        assertThat((double) slow.get("maxMs")).isGreaterThanOrEqualTo(150);
+        Map<String, Object> fast = rows.stream().filter(r -> "SELECT ? FROM DUAL WHERE ? = ?".equals(r.get("target")))
+                .findFirst().orElseThrow();
+        assertThat(fast).containsEntry("count", 5L).containsEntry("slowCount", 0L);
+        // One connection at a time in a pool of two: nobody waited, in any window.
+        waitFor(() -> p.windows.series("pools") != null);
+        assertThat(max(p, "hikariPending")).isZero();
+    }
+
+    @Test
+    void resetRemovesTheProbesAndTheyCountNothingMore() throws Exception {
+        Probes p = Probes.ensure(ProbeContext.INST);
+        assertThat(p.woven).anyMatch(w -> w.startsWith(PoolProbe.HIKARI_POOL));
+        Instrumenter.resetAll();
+        assertThat(Probes.current()).isNull();
+        try (Connection con = ds.getConnection(); Statement s = con.createStatement()) {
+            s.execute("SELECT 1");
+        }
+        assertThat(p.calls.calls).isEmpty();
+        assertThat(p.pools.hikariPools).isEmpty();
+    }
+
+    private static double pending(Probes p) {
+        List<Map<String, Object>> rows = p.pools.describe();
+        return rows.isEmpty() ? -1 : (double) rows.get(0).get("pending");
+    }
+
+    private static Map<String, Object> onlyHikari(Probes p) {
+        List<Map<String, Object>> rows = p.pools.describe();
+        assertThat(rows).hasSize(1);
+        return rows.get(0);
+    }
+
+    private static double max(Probes p, String column) {
+        double m = Double.NEGATIVE_INFINITY;
+        for (double v : p.windows.series("pools").column(column).orElseThrow()) if (v > m) m = v;
+        return m;
+    }
+
+    /** Polls a real condition; fails after 10 s. */
+    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + 10_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) throw new AssertionError("condition not met in 10 s");
+            Thread.sleep(20);
+        }
+    }
+}
