@@ -74,10 +74,22 @@ public final class CollectCommand implements Command {
     }
 
     private static void start(CommandContext ctx) throws CommandException {
+        if (CURRENT.get() != null) throw new CommandException("collect: a collection is already running (collect stop first)");
+        // Probes first: weaving retransforms classes at safepoints, and a JFR stream started before
+        // would record culprit's own pauses as the target's. Fresh probes: their windows and
+        // totals must cover this collection only.
+        Probes.stop();
+        Probes probes;
+        try {
+            probes = Probes.ensure(ctx.instrumentation());
+        } catch (CommandException e) {
+            throw new CommandException("collect: framework probes: " + e.getMessage());
+        }
         LiveJfr live;
         try {
             live = LiveJfr.start();
         } catch (IllegalStateException e) {
+            Probes.stop();
             throw new CommandException("collect: " + e.getMessage());
         }
         if (!CURRENT.compareAndSet(null, live)) {
@@ -88,15 +100,6 @@ public final class CollectCommand implements Command {
             LiveJfr l = CURRENT.getAndSet(null);
             if (l != null) l.close();
         });
-        // Fresh probes: their windows and totals must cover this collection only.
-        Probes.stop();
-        Probes probes;
-        try {
-            probes = Probes.ensure(ctx.instrumentation());
-        } catch (CommandException e) {
-            CURRENT.getAndSet(null).close();
-            throw new CommandException("collect: framework probes: " + e.getMessage());
-        }
         emit(ctx, "collecting: JFR stream with culprit's settings, framework probes on " + probes.wovenCount() + " method(s)",
                 Map.of("collecting", true, "probes", probes.wovenCount()));
     }

@@ -71,8 +71,10 @@ public final class LiveDiagnosis {
                 step(2, "warming up for " + plan.warmup.toSeconds() + " s (not recorded)");
                 LoadEngine.run(warmupOf(load, plan), LoadListener.NONE);
             }
-            command(agent, "collect start", true);
+            // The profiler loads a JVMTI agent and collect weaves the probes: both stop the world
+            // briefly, so both happen before collect opens the JFR stream that would record it.
             boolean profiling = command(agent, "profiler start --event cpu --interval 10ms", false) != null;
+            command(agent, "collect start", true);
             long start = System.currentTimeMillis();
             LoadResult result = null;
             if (load != null) {
