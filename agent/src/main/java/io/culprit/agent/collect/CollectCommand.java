@@ -42,7 +42,7 @@ public final class CollectCommand implements Command {
     @Override
     public String usage() {
         return String.join("\n",
-                "collect start",
+                "collect start [--probes]                 # --probes: also weave the framework probes",
                 "collect stop --case DIR [--requests N]   # writes series/ and tables/ into DIR",
                 "collect status",
                 "",
@@ -55,10 +55,11 @@ public final class CollectCommand implements Command {
     public void run(List<String> args, CommandContext ctx) throws Exception {
         if (args.isEmpty()) throw new CommandException("collect: start, stop or status? (see 'help collect')");
         String action = args.get(0);
-        Flags f = Flags.parse("collect " + action, args.subList(1, args.size()), "--case", "--requests").atMostPositional(0);
+        Flags f = Flags.parse("collect " + action, args.subList(1, args.size()), List.of("--case", "--requests"), List.of("--probes"))
+                .atMostPositional(0);
         switch (action) {
             case "start":
-                start(ctx);
+                start(ctx, f.has("--probes"));
                 break;
             case "stop":
                 stop(f, ctx);
@@ -73,17 +74,20 @@ public final class CollectCommand implements Command {
         }
     }
 
-    private static void start(CommandContext ctx) throws CommandException {
+    private static void start(CommandContext ctx, boolean withProbes) throws CommandException {
         if (CURRENT.get() != null) throw new CommandException("collect: a collection is already running (collect stop first)");
         // Probes first: weaving retransforms classes at safepoints, and a JFR stream started before
         // would record culprit's own pauses as the target's. Fresh probes: their windows and
-        // totals must cover this collection only.
+        // totals must cover this collection only. Opt-in for now: bench/diagnose-overhead.sh
+        // measured the lab collapsing under them (docs/BENCH.md), and the host comes first.
         Probes.stop();
-        Probes probes;
-        try {
-            probes = Probes.ensure(ctx.instrumentation());
-        } catch (CommandException e) {
-            throw new CommandException("collect: framework probes: " + e.getMessage());
+        Probes probes = null;
+        if (withProbes) {
+            try {
+                probes = Probes.ensure(ctx.instrumentation());
+            } catch (CommandException e) {
+                throw new CommandException("collect: framework probes: " + e.getMessage());
+            }
         }
         LiveJfr live;
         try {
@@ -100,8 +104,9 @@ public final class CollectCommand implements Command {
             LiveJfr l = CURRENT.getAndSet(null);
             if (l != null) l.close();
         });
-        emit(ctx, "collecting: JFR stream with culprit's settings, framework probes on " + probes.wovenCount() + " method(s)",
-                Map.of("collecting", true, "probes", probes.wovenCount()));
+        int woven = probes == null ? 0 : probes.wovenCount();
+        emit(ctx, "collecting: JFR stream with culprit's settings" + (probes == null ? "" : ", framework probes on " + woven + " method(s)"),
+                Map.of("collecting", true, "probes", woven));
     }
 
     private static void stop(Flags f, CommandContext ctx) throws Exception {

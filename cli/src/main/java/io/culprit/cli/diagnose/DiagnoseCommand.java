@@ -53,6 +53,8 @@ public final class DiagnoseCommand implements Callable<Integer> {
     @Option(names = "--observe", description = "Drive no load; observe the target's own traffic.") boolean observe;
     @Option(names = "--duration", defaultValue = "30s", description = "Measured time (default: ${DEFAULT-VALUE}).") String duration;
     @Option(names = "--warmup", defaultValue = "5s", description = "Unrecorded load before measuring (default: ${DEFAULT-VALUE}).") String warmup;
+    @Option(names = "--probes", description = "Also weave the framework probes (pools, routes, SQL/HTTP calls, beans, logging). "
+            + "Opt-in: on a saturated service they cost far too much today (docs/BENCH.md).") boolean probes;
     @Option(names = "--out", paramLabel = "DIR", description = "Case file directory for a live run (default: ./culprit-cases/<pid>-<time>).") Path out;
 
     @Override
@@ -116,6 +118,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
             if (rate != null) p.rate = Args.rate(rate);
             if (connections != null) p.connections = connections;
             p.observe = observe;
+            p.probes = probes;
             p.duration = Args.duration(duration, "duration");
             p.warmup = Args.duration(warmup, "warmup");
         } catch (LoadException e) {

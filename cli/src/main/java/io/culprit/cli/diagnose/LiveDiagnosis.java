@@ -47,6 +47,7 @@ public final class LiveDiagnosis {
         public Duration window = Duration.ofSeconds(2);
         public Path caseDir;
         public String commandLine = "";
+        public boolean probes;       // framework probes: opt-in until their overhead is fixed (docs/BENCH.md)
     }
 
     private final PrintStream progress;
@@ -74,7 +75,7 @@ public final class LiveDiagnosis {
             // The profiler loads a JVMTI agent and collect weaves the probes: both stop the world
             // briefly, so both happen before collect opens the JFR stream that would record it.
             boolean profiling = command(agent, "profiler start --event cpu --interval 10ms", false) != null;
-            command(agent, "collect start", true);
+            command(agent, plan.probes ? "collect start --probes" : "collect start", true);
             long start = System.currentTimeMillis();
             LoadResult result = null;
             if (load != null) {

@@ -59,7 +59,7 @@ class ProbesLabIT {
     @Order(0)
     void collectWritesTheProbesSeriesAndTablesIntoTheCaseFile() throws Exception {
         Path dir = Files.createTempDirectory("probes-case");
-        JsonNode started = exec("collect start");
+        JsonNode started = exec("collect start --probes");
         assertThat(started.get("probes").asInt()).as(started.toString()).isGreaterThanOrEqualTo(5);
         get(REQUESTS);
         JsonNode stopped = exec("collect stop --case " + dir);
