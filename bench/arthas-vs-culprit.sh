@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Instrumentation overhead, culprit vs Arthas 4.0.5 (issue 3): target throughput kept under
+# trace / watch / monitor of the same handler method, relative to the same JVM with no agent.
+#
+#   bench/arthas-vs-culprit.sh [ROUNDS=2] [DURATION_S=15] [CONNECTIONS=8]
+#
+# Per round and tool, a fresh target JVM (bench/overhead/Target.java): warm-up load, then phases
+# none → trace → watch → monitor → after-stop, each a closed-model `culprit load` with its own
+# warm-up. A command is started by a background client whose output goes to a file (so both
+# tools pay for rendering and shipping every record), the load runs, the client is killed, and
+# the tool's `reset` restores the class. Rounds alternate the tool order (culprit first, then
+# Arthas first) so drift on this shared 2-core machine does not favour one tool.
+# Goals: culprit keeps ≥ 0.90× (trace), ≥ 0.89× (watch), ≥ 0.95× (monitor).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+rounds="${1:-2}"; dur="${2:-15}"; conns="${3:-8}"; warm=3
+port="${BENCH_PORT:-18931}"; telnet_port=$((port + 1))
+work="$(mktemp -d)"
+target=""
+trap 'for p in $(jobs -p) $target; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
+. "$root/bench/overhead/lib.sh"
+url="http://127.0.0.1:$port/?id=42"
+
+echo "building culprit, fetching Arthas 4.0.5..." >&2
+build_culprit
+compile_target
+mvn -B -q dependency:copy -Dartifact=com.taobao.arthas:arthas-packaging:4.0.5:zip:bin \
+  -DoutputDirectory="$work" >"$work/arthas-dl.log" 2>&1 || { cat "$work/arthas-dl.log" >&2; exit 1; }
+unzip -q "$work/arthas-packaging-4.0.5-bin.zip" -d "$work/arthas"
+# Own telnet port, no http port: never meet another Arthas someone runs on this machine.
+arthas() { java -jar "$work/arthas/arthas-boot.jar" --arthas-home "$work/arthas" \
+  --telnet-port "$telnet_port" --http-port -1 -c "$1" "$target"; }
+
+# The same method, expression and limits for both tools. Arthas' monitor -n counts cycles.
+declare -A cmd=(
+  [culprit.trace]="trace Target process -n 100000000"
+  [culprit.watch]="watch Target process '{params, returnObj}' -x 2 -n 100000000"
+  [culprit.monitor]="monitor Target process -c 5"
+  [arthas.trace]="trace Target process -n 100000000"
+  [arthas.watch]="watch Target process '{params, returnObj}' -x 2 -n 100000000"
+  [arthas.monitor]="monitor -c 5 Target process -n 100000"
+)
+# Records each tool printed per mode, to show the command really ran for the whole phase.
+declare -A record=([trace]='---ts=' [watch]='location=AtExit' [monitor]='Target *process')
+
+start_command() { # tool mode -> client pid; output in $work/$tool-$mode.out
+  # `exec` in the subshell makes $! the client JVM itself, so killing it closes its connection.
+  local out="$work/$1-$2.out"
+  if [ "$1" = culprit ]; then (exec java -jar "$work/culprit.jar" exec "$target" "${cmd[$1.$2]}") >"$out" 2>&1 &
+  else (exec java -jar "$work/arthas/arthas-boot.jar" --arthas-home "$work/arthas" --telnet-port "$telnet_port" \
+          --http-port -1 -c "${cmd[$1.$2]}" "$target") >"$out" 2>&1 & fi
+  echo $!
+}
+reset_tool() {
+  if [ "$1" = culprit ]; then culprit exec "$target" reset >/dev/null; else arthas reset >/dev/null 2>&1; fi
+}
+stop_tool() {
+  if [ "$1" = culprit ]; then culprit exec "$target" stop >/dev/null; else arthas stop >/dev/null 2>&1; fi
+}
+
+results="$work/results.txt"   # tool round phase rps records note
+result() { echo "$*" >>"$results"; echo "  $*" >&2; }
+run_tool() { # tool round
+  local tool=$1 r=$2 rps client recs note
+  target=$(start_target "$work/target-$tool-$r.log")
+  load_phase "warm-$tool-$r" "$url" 5 >/dev/null   # JIT the fresh target
+  result "$tool $r none $(load_phase "none-$tool-$r" "$url") - -"
+  # Attach outside the measured phases: attach cost is bench/attach.sh's business.
+  if [ "$tool" = culprit ]; then culprit exec "$target" jvm >/dev/null; else arthas version >/dev/null 2>&1; fi
+  for mode in trace watch monitor; do
+    client=$(start_command "$tool" "$mode")
+    wait_for "$work/$tool-$mode.out" 'Affect(' "$client"
+    rps=$(load_phase "$mode-$tool-$r" "$url")
+    note=ok; kill -0 "$client" 2>/dev/null || note=ENDED-EARLY
+    stop_pid "$client"
+    reset_tool "$tool"
+    recs=$(grep -c -- "${record[$mode]}" "$work/$tool-$mode.out" || true)
+    [ "$note" = ok ] || tail -3 "$work/$tool-$mode.out" >&2
+    rm -f "$work/$tool-$mode.out"
+    result "$tool $r $mode $rps $recs $note"
+  done
+  stop_tool "$tool"
+  result "$tool $r after-stop $(load_phase "after-$tool-$r" "$url") - -"
+  stop_pid "$target"; target=""
+}
+
+for r in $(seq "$rounds"); do
+  if [ $((r % 2)) = 1 ]; then order="culprit arthas"; else order="arthas culprit"; fi
+  for tool in $order; do echo "round $r: $tool..." >&2; run_tool "$tool" "$r"; done
+done
+
+echo "target $url (JDK HttpServer, 4 threads), closed model $conns connections, ${dur}s per phase after ${warm}s warm-up"
+echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(java -version 2>&1 | head -1), $rounds rounds"
+# The baseline of a round is the mean of its two uninstrumented phases (before attach, after stop),
+# so drift during the round cancels to first order; after-stop/none shows that drift plus any
+# cost the tool leaves behind.
+ratios="$work/ratios.txt"
+awk '{ rps[$1 " " $2 " " $3] = $4; rec[$1 " " $2 " " $3] = $5 " " $6; key[NR] = $1 " " $2; ph[NR] = $3 }
+  END { for (i = 1; i <= NR; i++) { k = key[i]; base = (rps[k " none"] + rps[k " after-stop"]) / 2
+          r = (ph[i] == "after-stop") ? rps[k " after-stop"] / rps[k " none"] : rps[k " " ph[i]] / base
+          print k, ph[i], rps[k " " ph[i]], r, rec[k " " ph[i]] } }' "$results" >"$ratios"
+printf '\n%-8s %-6s %-10s %10s %8s %9s  %s\n' tool round phase req/s ×base records note
+sort -s -k1,1 -k2,2n "$ratios" | awk '{printf "%-8s %-6s %-10s %10.0f %8.3f %9s  %s\n", $1, $2, $3, $4, ($3 == "none" ? 1 : $5), $6, $7}'
+echo "(×base: against the mean of none and after-stop; the after-stop row is after-stop/none)"
+printf '\n%-10s %-28s %-28s %s\n' phase "culprit ×base mean (min-max)" "arthas ×base mean (min-max)" "goal (culprit)"
+declare -A goal=([trace]=0.90 [watch]=0.89 [monitor]=0.95 [after-stop]=-)
+for phase in trace watch monitor after-stop; do
+  c=$(stats $(awk -v p="$phase" '$1=="culprit" && $3==p {print $5}' "$ratios"))
+  a=$(stats $(awk -v p="$phase" '$1=="arthas" && $3==p {print $5}' "$ratios"))
+  awk -v p="$phase" -v c="$c" -v a="$a" -v g="${goal[$phase]}" 'BEGIN { split(c, x, " "); split(a, y, " ");
+    v = (g == "-") ? "" : (x[1] >= g ? "met" : "MISSED");
+    printf "%-10s %.2f (%.2f-%.2f)%12s %.2f (%.2f-%.2f)%12s %s %s\n", p, x[1], x[2], x[3], "", y[1], y[2], y[3], "", (g == "-" ? "" : "≥ " g), v }'
+done

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Diagnose mode on the lab (issue 8).
+#  1. Cost: the lab's healthy scenario at saturation (closed model), no agent vs diagnose-mode
+#     collection (`collect start` + `profiler start --event cpu --interval 10ms`), alternating
+#     none, on, none, on, …; each `on` against the mean of its neighbours. Goal: ≤ 2 % lost.
+#  2. Time to verdict: wall time of `culprit diagnose PID --url … --connections 8 --duration 20s`
+#     (5 s warm-up included, attach to verdict) on a fresh lab per scenario, and its headline.
+#
+#   bench/diagnose-overhead.sh [PAIRS=2] [DURATION_S=15] [CONNECTIONS=16] [SCENARIOS="healthy converter-rebuild gc-pool-starvation"]
+#   LAB_WARMUP_S=90 (unrecorded load before part 1)
+#   COLLECTORS=profiler|collect …   one collector alone in part 1, to split the cost; SCENARIOS=- skips part 2
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+pairs="${1:-2}"; dur="${2:-15}"; conns="${3:-16}"; warm=3
+scenarios="${4:-healthy converter-rebuild gc-pool-starvation}"
+port="${BENCH_PORT:-18951}"
+work="$(mktemp -d)"
+lab_cli=""; lab_pid=""
+trap 'for p in $lab_pid $lab_cli; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
+. "$root/bench/overhead/lib.sh"
+
+# start_lab SCENARIO: `culprit lab` in the background; sets lab_cli (the CLI) and lab_pid (the
+# service JVM it prints once the service answers).
+start_lab() {
+  (exec java -jar "$work/culprit.jar" lab --scenario "$1" --port "$port") >"$work/lab-$1.log" 2>&1 &
+  lab_cli=$!
+  for _ in $(seq 1800); do
+    lab_pid=$(sed -n 's/.*ready, pid \([0-9]*\).*/\1/p' "$work/lab-$1.log" | head -1)
+    [ -n "$lab_pid" ] && return 0
+    kill -0 "$lab_cli" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "lab $1 did not start:" >&2; tail -20 "$work/lab-$1.log" >&2; exit 1
+}
+stop_lab() { # the service first (by its pid), then the CLI that waits for it
+  kill "$lab_pid" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$lab_pid" 2>/dev/null || break; sleep 0.1; done
+  kill "$lab_cli" 2>/dev/null || true; wait "$lab_cli" 2>/dev/null || true
+  lab_pid=""; lab_cli=""
+}
+
+echo "building culprit..." >&2
+build_culprit
+
+# --- 1. cost of diagnose-mode collection at saturation
+case "${COLLECTORS:-both}" in
+  both) on_cmd="collect start; profiler start --event cpu --interval 10ms" ;;
+  profiler) on_cmd="profiler start --event cpu --interval 10ms" ;;
+  collect) on_cmd="collect start" ;;
+  *) echo "COLLECTORS must be both, profiler or collect, got '$COLLECTORS'" >&2; exit 2 ;;
+esac
+off_cmd() { # PAIR: stops what on_cmd started; the profile and case file are really written
+  local p="profiler stop --format collapsed --file $work/profile-$1.txt" c="collect stop --case $work/case-$1"
+  case "${COLLECTORS:-both}" in both) echo "$p; $c" ;; profiler) echo "$p" ;; collect) echo "$c" ;; esac
+}
+start_lab healthy
+url="http://127.0.0.1:$port/api/orders/7"
+# Spring Boot on 2 busy cores keeps speeding up for minutes (JIT): without a long warm-up the
+# lab's own warm-up is what the phases measure (no-agent control: 187 → 1,258 → 2,772 → 5,234
+# req/s over four 10 s phases after a 10 s warm-up).
+load_phase warm "$url" "${LAB_WARMUP_S:-90}" >/dev/null
+nones=("$(load_phase none-0 "$url")"); ons=(); notes=()
+for i in $(seq "$pairs"); do
+  echo "pair $i/$pairs..." >&2
+  culprit exec "$lab_pid" "$on_cmd" >"$work/start-$i.txt" 2>&1 \
+    || { echo "collectors failed to start:" >&2; cat "$work/start-$i.txt" >&2; exit 1; }
+  ons+=("$(load_phase "on-$i" "$url")")
+  culprit exec "$lab_pid" "$(off_cmd "$i")" \
+    >"$work/stop-$i.txt" 2>&1 || { echo "collectors failed to stop:" >&2; cat "$work/stop-$i.txt" >&2; exit 1; }
+  notes+=("$(grep -o 'engine [a-z_]*, [0-9]* samples' "$work/stop-$i.txt" || true); $(grep -o "wrote [0-9]* events" "$work/stop-$i.txt" || true)")
+  culprit exec "$lab_pid" stop >/dev/null
+  nones+=("$(load_phase "none-$i" "$url")")
+done
+stop_lab
+
+echo "lab healthy $url, closed model $conns connections, ${dur}s per phase after ${warm}s warm-up"
+echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(java -version 2>&1 | head -1)"
+printf '\n%-6s %12s %12s %12s %8s  %s\n' pair "none before" "on" "none after" "kept" "collected"
+ratios=()
+for i in $(seq "$pairs"); do
+  b=${nones[$((i-1))]}; o=${ons[$((i-1))]}; a=${nones[$i]}
+  r=$(awk -v b="$b" -v o="$o" -v a="$a" 'BEGIN{printf "%.3f", o / ((a + b) / 2)}')
+  ratios+=("$r")
+  printf '%-6s %12.0f %12.0f %12.0f %7.3f×  %s\n' "$i" "$b" "$o" "$a" "$r" "${notes[$((i-1))]}"
+done
+read -r mean mn mx <<<"$(stats "${ratios[@]}")"
+awk -v m="$mean" -v lo="$mn" -v hi="$mx" -v what="$on_cmd" 'BEGIN {
+  printf "throughput lost with %s: %.1f %% (pairs: %.1f %% to %.1f %%), goal ≤ 2 %%: %s\n",
+    what, (1 - m) * 100, (1 - hi) * 100, (1 - lo) * 100, ((1 - m) <= 0.02 ? "met" : "MISSED") }'
+[ "$scenarios" = - ] && exit 0
+
+# --- 2. time from start to verdict
+printf '\n%-20s %8s %5s  %s\n' scenario "verdict" exit "observed load; the #1 finding"
+declare -A path=([healthy]=/api/orders/7 [idle-resource-scan]=/api/orders/7 [gc-pool-starvation]=/api/orders/7/statement
+  [converter-rebuild]=/api/orders/7/availability [prototype-bean]=/api/customers/3/feed [timer-lock]=/api/products/4
+  [log-storm]=/api/orders/7/invoice)
+for s in $scenarios; do
+  [ -n "${path[$s]:-}" ] || { echo "no GET endpoint known for scenario $s" >&2; exit 2; }
+  echo "diagnosing $s..." >&2
+  start_lab "$s"
+  t0=$(date +%s.%N)
+  rc=0
+  culprit diagnose "$lab_pid" --url "http://127.0.0.1:$port${path[$s]}" --connections 8 --duration 20s \
+    --out "$work/case-$s" >"$work/verdict-$s.txt" 2>"$work/diagnose-$s.err" || rc=$?
+  t1=$(date +%s.%N)
+  stop_lab
+  head="$(grep -m1 -o '[0-9.,]* s observed, [0-9.,]* requests' "$work/verdict-$s.txt" || true); $(grep -m1 '^#1 ' "$work/verdict-$s.txt" || true)"
+  [ "$rc" = 0 ] || head="FAILED: $(tail -1 "$work/diagnose-$s.err")"
+  printf '%-20s %7.1fs %5s  %s\n' "$s" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "$rc" "${head:0:130}"
+done

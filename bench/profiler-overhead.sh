@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Cost of diagnose-mode collection on a busy target (issue 4): target throughput with no agent vs
+# with `profiler start --event cpu --interval 10ms` + `collect start` (live JFR streaming) on.
+#
+#   bench/profiler-overhead.sh [PAIRS=3] [DURATION_S=15] [CONNECTIONS=8]
+#   COLLECTORS=profiler|collect bench/profiler-overhead.sh …   # one collector alone, to split the cost
+#
+# One target JVM (bench/overhead/Target.java), warmed, then phases alternate none, on, none, on, …
+# none: no agent (the first one before any attach, later ones after `stop` detached it).
+# on:   attach, start both collectors, run the load, then stop them (profile and case file are
+#       really written: their sample and event counts are printed) and detach.
+# Each `on` is compared with the mean of the none phases either side, so slow drift on this
+# shared machine cancels. Goal: ≤ 2 % throughput lost.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+pairs="${1:-3}"; dur="${2:-15}"; conns="${3:-8}"; warm=3
+port="${BENCH_PORT:-18941}"
+work="$(mktemp -d)"
+target=""
+trap 'for p in $target; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
+. "$root/bench/overhead/lib.sh"
+url="http://127.0.0.1:$port/?id=42"
+collectors="${COLLECTORS:-both}"
+case "$collectors" in
+  both) on_cmd="profiler start --event cpu --interval 10ms; collect start" ;;
+  profiler) on_cmd="profiler start --event cpu --interval 10ms" ;;
+  collect) on_cmd="collect start" ;;
+  *) echo "COLLECTORS must be both, profiler or collect, got '$collectors'" >&2; exit 2 ;;
+esac
+off_cmd() { # PAIR: stops what on_cmd started; the profile and case file are really written
+  local p="profiler stop --format collapsed --file $work/profile-$1.txt" c="collect stop --case $work/case-$1"
+  case "$collectors" in both) echo "$p; $c" ;; profiler) echo "$p" ;; collect) echo "$c" ;; esac
+}
+
+echo "building culprit..." >&2
+build_culprit
+compile_target
+target=$(start_target "$work/target.log")
+load_phase warm "$url" 5 >/dev/null
+
+nones=(); ons=(); notes=()
+nones+=("$(load_phase none-0 "$url")")
+for i in $(seq "$pairs"); do
+  echo "pair $i/$pairs..." >&2
+  culprit exec "$target" "$on_cmd" >"$work/start-$i.txt" 2>&1 \
+    || { echo "collectors failed to start:" >&2; cat "$work/start-$i.txt" >&2; exit 1; }
+  ons+=("$(load_phase "on-$i" "$url")")
+  culprit exec "$target" "$(off_cmd "$i")" \
+    >"$work/stop-$i.txt" 2>&1 || { echo "collectors failed to stop:" >&2; cat "$work/stop-$i.txt" >&2; exit 1; }
+  notes+=("$(grep -o 'engine [a-z_]*, [0-9]* samples' "$work/stop-$i.txt" || true); $(grep -o "wrote [0-9]* events" "$work/stop-$i.txt" || true)")
+  culprit exec "$target" stop >/dev/null
+  nones+=("$(load_phase "none-$i" "$url")")
+done
+
+echo "target $url (JDK HttpServer, 4 threads), closed model $conns connections, ${dur}s per phase after ${warm}s warm-up"
+echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(java -version 2>&1 | head -1)"
+printf '\n%-6s %12s %12s %12s %8s  %s\n' pair "none before" "on" "none after" "kept" "collected"
+ratios=()
+for i in $(seq "$pairs"); do
+  b=${nones[$((i-1))]}; o=${ons[$((i-1))]}; a=${nones[$i]}
+  r=$(awk -v b="$b" -v o="$o" -v a="$a" 'BEGIN{printf "%.3f", o / ((a + b) / 2)}')
+  ratios+=("$r")
+  printf '%-6s %12.0f %12.0f %12.0f %7.3f×  %s\n' "$i" "$b" "$o" "$a" "$r" "${notes[$((i-1))]}"
+done
+read -r mean mn mx <<<"$(stats "${ratios[@]}")"
+awk -v m="$mean" -v lo="$mn" -v hi="$mx" -v what="$on_cmd" 'BEGIN {
+  printf "\nthroughput lost with %s: %.1f %% (pairs: %.1f %% to %.1f %%), goal ≤ 2 %%: %s\n",
+    what, (1 - m) * 100, (1 - hi) * 100, (1 - lo) * 100, ((1 - m) <= 0.02 ? "met" : "MISSED") }'
