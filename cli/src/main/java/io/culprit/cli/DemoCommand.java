@@ -42,6 +42,12 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--duration", defaultValue = "20", description = "measured seconds of load (default: ${DEFAULT-VALUE})")
     int seconds;
 
+    @Option(names = "--rate", description = "override the scenario's load: open model, requests per second")
+    Double rate;
+
+    @Option(names = "--connections", description = "override the scenario's load: closed model, concurrent connections")
+    Integer connections;
+
     @Override
     public Integer call() throws Exception {
         System.err.println("culprit demo: starting lab scenario '" + scenario + "'" + (fixed ? " (fixed)" : "") + " on the embedded database");
@@ -69,7 +75,9 @@ public final class DemoCommand implements Callable<Integer> {
         p.pid = lab.pid();
         p.url = URI.create(lab.baseUrl() + truth.path());
         // The ground truth says how the fault shows: an arrival rate, or a number of users.
-        if ("open".equals(load.path("model").asText())) p.rate = load.path("rate").asDouble(50);
+        if (rate != null) p.rate = rate;
+        else if (connections != null) p.connections = connections;
+        else if ("open".equals(load.path("model").asText())) p.rate = load.path("rate").asDouble(50);
         else p.connections = load.path("concurrency").asInt(4);
         p.duration = Duration.ofSeconds(seconds);
         p.caseDir = Path.of("culprit-cases", "demo-" + scenario + (fixed ? "-fixed" : "") + "-"

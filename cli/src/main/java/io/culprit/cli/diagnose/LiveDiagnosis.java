@@ -5,6 +5,8 @@ import io.culprit.cli.agent.AgentClient;
 import io.culprit.cli.agent.CulpritException;
 import io.culprit.cli.agent.Frame;
 import io.culprit.cli.agent.RunFile;
+import io.culprit.jfr.JfrEvidence;
+import io.culprit.jfr.JfrFiles;
 import io.culprit.load.LoadEngine;
 import io.culprit.load.LoadException;
 import io.culprit.load.LoadListener;
@@ -73,9 +75,12 @@ public final class LiveDiagnosis {
                 LoadEngine.run(warmupOf(load, plan), LoadListener.NONE);
             }
             // The profiler loads a JVMTI agent and collect weaves the probes: both stop the world
-            // briefly, so both happen before collect opens the JFR stream that would record it.
+            // briefly, so both happen before JFR starts recording.
             boolean profiling = command(agent, "profiler start --event cpu --interval 10ms", false) != null;
-            command(agent, plan.probes ? "collect start --probes" : "collect start", true);
+            // Without probes the target only records (culprit's settings cost nothing measurable there)
+            // and the CLI parses the file afterwards: a live stream would parse inside the target and
+            // cost it ~70 % of its throughput at saturation (docs/BENCH.md). The probes need collect.
+            command(agent, plan.probes ? "collect start --probes" : "jfr start", true);
             long start = System.currentTimeMillis();
             LoadResult result = null;
             if (load != null) {
@@ -94,7 +99,14 @@ public final class LiveDiagnosis {
             }
             long requests = result == null ? 0 : result.requests();
             step(4, "writing the case file " + caseDir);
-            JsonNode collected = command(agent, "collect stop --case " + caseDir + " --requests " + requests, true);
+            Map<String, String> target;
+            if (plan.probes) {
+                target = target(plan.pid, command(agent, "collect stop --case " + caseDir + " --requests " + requests, true));
+            } else {
+                Path recording = cf.profile("culprit.jfr");
+                command(agent, "jfr stop --file " + recording, true);
+                target = recordedEvidence(recording, cf, requests, plan.pid);
+            }
             if (profiling) {
                 command(agent, "profiler stop --format collapsed --file " + cf.profile("cpu.collapsed"), false);
             }
@@ -103,7 +115,7 @@ public final class LiveDiagnosis {
                 cf.write(requestsSeries(result));
             }
             cf.write(CaseInfo.of(plan.observe ? "observe" : "diagnose", start, System.currentTimeMillis(), plan.commandLine,
-                    target(plan.pid, collected)));
+                    target));
         } finally {
             if (ours) {
                 command(agent, "stop", false);
@@ -150,6 +162,15 @@ public final class LiveDiagnosis {
             b.row(w.startEpochMs(), row);
         }
         return b.build();
+    }
+
+    /** The recording's evidence into the case file, as {@code analyze} does; returns what it says of the JVM. */
+    private static Map<String, String> recordedEvidence(Path recording, CaseFile cf, long requests, long pid) throws java.io.IOException {
+        JfrEvidence ev = JfrFiles.read(recording);
+        ev.writeTo(cf, ev.observed(requests));
+        Map<String, String> t = new LinkedHashMap<>(ev.target());
+        t.put("pid", Long.toString(pid));
+        return t;
     }
 
     private static Map<String, String> target(long pid, JsonNode collected) {
