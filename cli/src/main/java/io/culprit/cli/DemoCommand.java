@@ -27,13 +27,13 @@ import picocli.CommandLine.Parameters;
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Starts a lab scenario on the embedded database, diagnoses it under load, prints the verdict.",
         footer = {"", "Examples:",
-                "  culprit demo                       # gc-pool-starvation",
-                "  culprit demo converter-rebuild",
+                "  culprit demo                       # converter-rebuild",
+                "  culprit demo gc-pool-starvation",
                 "  culprit demo gc-pool-starvation --fixed   # the twin with the cause removed",
                 "  culprit lab --list                 # every scenario"})
 public final class DemoCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", defaultValue = "gc-pool-starvation", description = "lab scenario (default: ${DEFAULT-VALUE})")
+    @Parameters(index = "0", defaultValue = "converter-rebuild", description = "lab scenario (default: ${DEFAULT-VALUE})")
     String scenario;
 
     @Option(names = "--fixed", description = "run the scenario's fixed twin")
