@@ -28,17 +28,17 @@ start_target() {
   echo "$pid"
 }
 
-# heapKB metaspaceKB classes threads rssKB, after a full GC so only live data counts
+# heapKB metaspaceKB classes threads rssKB, after a full GC so only live data counts. jstat's
+# columns are the same on JDK 11-25 (GC.heap_info and the perf counter names are not).
 measure() {
   local pid=$1
   "$jcmd" "$pid" GC.run >/dev/null
-  local heap meta classes threads rss
-  heap=$("$jcmd" "$pid" GC.heap_info | awk '/garbage-first heap|def new generation|PSYoungGen|ParOldGen/ {for(i=1;i<=NF;i++) if($i=="used") {gsub("K,?","",$(i+1)); s+=$(i+1)}} END {print s+0}')
-  meta=$("$jcmd" "$pid" GC.heap_info | awk '/Metaspace/ {for(i=1;i<=NF;i++) if($i=="used") {gsub("K,?","",$(i+1)); print $(i+1); exit}}')
-  classes=$("$jcmd" "$pid" PerfCounter.print | awk -F= '/java.cls.loadedClasses=/ {l=$2} /java.cls.unloadedClasses=/ {u=$2} /sun.cls.sharedLoadedClasses=/ {s=$2} /sun.cls.sharedUnloadedClasses=/ {su=$2} END {print l-u+s-su}')
+  local gc cls threads rss
+  gc=$("$jh/bin/jstat" -gc "$pid" | awk 'NR==1 {for(i=1;i<=NF;i++) c[$i]=i} NR==2 {printf "%d %d", $c["S0U"]+$c["S1U"]+$c["EU"]+$c["OU"], $c["MU"]}')
+  cls=$("$jh/bin/jstat" -class "$pid" | awk 'NR==2 {print $1}')
   threads=$(awk '/^Threads:/ {print $2}' /proc/"$pid"/status)
   rss=$(awk '/^VmRSS:/ {print $2}' /proc/"$pid"/status)
-  echo "$heap $meta $classes $threads $rss"
+  echo "$gc $cls $threads $rss"
 }
 
 report() { # name before after seconds
