@@ -2,7 +2,11 @@ package io.culprit.agent.instrument;
 
 import io.culprit.agent.command.CommandContext;
 import io.culprit.agent.command.CommandException;
+import io.culprit.agent.instrument.internal.Dispatcher;
 import io.culprit.agent.instrument.internal.OverheadBreaker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +45,27 @@ public final class CommandRun {
     public void installed(Installation installation) {
         this.installation = installation;
         ctx.onCancel(installation::close);
+    }
+
+    /**
+     * Gives every target its own dispatcher id bound to {@code listener} (recorded in {@code byId}
+     * so the listener knows which method fired), weaves them with {@code plan}, and tells the user
+     * what was affected, as Arthas does.
+     */
+    Installation weave(Plan plan, Listener listener, List<MethodTarget> targets, Map<Integer, MethodTarget> byId)
+            throws CommandException {
+        List<Integer> ids = new ArrayList<>();
+        for (MethodTarget t : targets) {
+            int id = Dispatcher.INSTANCE.register(listener);
+            byId.put(id, t);
+            plan.advise(t, id);
+            ids.add(id);
+        }
+        Installation woven = Instrumenter.install(ctx.instrumentation(), plan, ids);
+        installed(woven);
+        ctx.println(String.format("Press Ctrl-C to abort. Affect(class count: %d, method count: %d)",
+                woven.classCount(), targets.size()) + woven.note());
+        return woven;
     }
 
     /**

@@ -6,7 +6,6 @@ import io.culprit.agent.command.CommandException;
 import io.culprit.agent.instrument.expr.Expression;
 import io.culprit.agent.instrument.expr.ExpressionException;
 import io.culprit.agent.instrument.internal.Args;
-import io.culprit.agent.instrument.internal.Dispatcher;
 import io.culprit.agent.instrument.internal.OverheadBreaker;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -64,17 +63,7 @@ public final class StackCommand implements Command {
         StackListener listener = new StackListener(run, condition);
         // Only a condition needs arguments; without one the lean advice keeps the hot path allocation-free.
         Plan plan = new Plan(condition != null, null);
-        List<Integer> ids = new ArrayList<>();
-        for (MethodTarget t : targets) {
-            int id = Dispatcher.INSTANCE.register(listener);
-            listener.targets.put(id, t);
-            plan.advise(t, id);
-            ids.add(id);
-        }
-        Installation installation = Instrumenter.install(ctx.instrumentation(), plan, ids);
-        run.installed(installation);
-        ctx.println(String.format("Press Ctrl-C to abort. Affect(class count: %d, method count: %d)",
-                installation.classCount(), targets.size()) + installation.note());
+        run.weave(plan, listener, targets, listener.targets);
         try {
             run.loop(TimeUnit.SECONDS.toNanos(every), () -> report(run, listener));
         } finally {

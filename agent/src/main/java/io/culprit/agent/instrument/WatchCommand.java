@@ -6,9 +6,7 @@ import io.culprit.agent.command.CommandException;
 import io.culprit.agent.instrument.expr.Expression;
 import io.culprit.agent.instrument.expr.ExpressionException;
 import io.culprit.agent.instrument.internal.Args;
-import io.culprit.agent.instrument.internal.Dispatcher;
 import io.culprit.agent.instrument.internal.OverheadBreaker;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -58,17 +56,7 @@ public final class WatchCommand implements Command {
         CommandRun run = new CommandRun(ctx, "watch", limit, budget);
         WatchListener listener = new WatchListener(run, express, condition, b, s || f, e || f, expand);
         Plan plan = new Plan(true, null);
-        List<Integer> ids = new ArrayList<>();
-        for (MethodTarget t : targets) {
-            int id = Dispatcher.INSTANCE.register(listener);
-            listener.targets.put(id, t);
-            plan.advise(t, id);
-            ids.add(id);
-        }
-        Installation installation = Instrumenter.install(ctx.instrumentation(), plan, ids);
-        run.installed(installation);
-        ctx.println(String.format("Press Ctrl-C to abort. Affect(class count: %d, method count: %d)",
-                installation.classCount(), targets.size()) + installation.note());
+        run.weave(plan, listener, targets, listener.targets);
         run.loop(0, () -> { });
     }
 
