@@ -10,10 +10,12 @@ import io.culprit.model.CaseFile;
 import io.culprit.model.Finding;
 import io.culprit.report.HtmlReport;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -74,11 +76,19 @@ public final class DemoCommand implements Callable<Integer> {
         LiveDiagnosis.Plan p = new LiveDiagnosis.Plan();
         p.pid = lab.pid();
         p.url = URI.create(lab.baseUrl() + truth.path());
+        p.method = truth.method();
+        if (truth.body() != null) p.body = truth.body().getBytes(StandardCharsets.UTF_8);
+        String type = truth.json().path("endpoint").path("contentType").asText("");
+        if (!type.isEmpty()) p.headers = Map.of("Content-Type", type);
         // The ground truth says how the fault shows: an arrival rate, or a number of users.
         if (rate != null) p.rate = rate;
         else if (connections != null) p.connections = connections;
         else if ("open".equals(load.path("model").asText())) p.rate = load.path("rate").asDouble(50);
-        else p.connections = load.path("concurrency").asInt(4);
+        else if ("idle-gaps".equals(load.path("model").asText())) {
+            p.idleGap = Duration.ofSeconds(load.path("idleGapSeconds").asLong(6));
+            p.burst = load.path("requestsPerBurst").asInt(3);
+        }
+        else p.connections = load.path("concurrency").asInt(load.path("concurrencyLevels").path(1).asInt(4));
         p.duration = Duration.ofSeconds(seconds);
         p.caseDir = Path.of("culprit-cases", "demo-" + scenario + (fixed ? "-fixed" : "") + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));

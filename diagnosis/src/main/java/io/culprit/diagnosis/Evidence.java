@@ -21,6 +21,7 @@ public final class Evidence {
     private final CaseInfo info;
     private final Map<String, Optional<Series>> series = new HashMap<>();
     private final Map<String, Optional<Table>> tables = new HashMap<>();
+    private Optional<CpuProfile> cpuProfile;
 
     public Evidence(CaseFile caseFile) {
         this.caseFile = caseFile;
@@ -40,6 +41,34 @@ public final class Evidence {
 
     public Optional<Table> table(String name) {
         return tables.computeIfAbsent(name, caseFile::table);
+    }
+
+    /**
+     * Share of CPU samples with a frame accepted by {@code frame} anywhere on the stack: from the
+     * collapsed cpu profile when the case has one, else the largest total share among the
+     * {@code cpu-hotspots} rows (which list only the hottest methods); NaN with neither.
+     */
+    public double cpuShare(java.util.function.Predicate<String> frame) {
+        if (cpuProfile().isPresent()) return cpuProfile.get().share(frame);
+        Optional<Table> hs = rows("cpu-hotspots");
+        if (hs.isEmpty()) return Double.NaN;
+        double best = 0;
+        Table t = hs.get();
+        for (int i = 0; i < t.rows().size(); i++) {
+            String f = t.text(i, "frame");
+            if (f != null && frame.test(f) && t.number(i, "totalShare") > best) best = t.number(i, "totalShare");
+        }
+        return best;
+    }
+
+    /** The application frame that calls into the accepted frames most (see {@link CpuProfile#topCaller}); null without a profile. */
+    public String cpuCaller(java.util.function.Predicate<String> frame) {
+        return cpuProfile().map(p -> p.topCaller(frame)).orElse(null);
+    }
+
+    private Optional<CpuProfile> cpuProfile() {
+        if (cpuProfile == null) cpuProfile = CpuProfile.read(caseFile.profile("cpu.collapsed"));
+        return cpuProfile;
     }
 
     /** A table that exists and has rows. */
@@ -120,7 +149,8 @@ public final class Evidence {
         if (rps.isPresent()) {
             double sum = 0;
             for (double v : rps.get()) if (Double.isFinite(v)) sum += v * req.get().intervalMs() / 1000.0;
-            if (sum > 0) return sum;
+            // rps is rounded per window, so the product is not whole; a count of requests is.
+            if (sum > 0) return Math.rint(sum);
         }
         for (String n : caseFile.tableNames()) {
             double m = meta(table(n).orElse(null), "requests");

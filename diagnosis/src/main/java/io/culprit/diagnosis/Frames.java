@@ -9,7 +9,42 @@ import java.util.List;
 public final class Frames {
     private static final String[] JDK = {"java.", "javax.", "jdk.", "sun.", "com.sun."};
 
+    /**
+     * Frames that load classes or look up resources and services: a lock taken inside them is the
+     * class loader's (parallel-capable loaders lock per class name, fat-jar loaders per jar), and
+     * CPU spent in them is lookup cost, whoever asked for it.
+     */
+    private static final String[] LOOKUP = {
+        ".loadClass", ".findClass", "ServiceLoader", ".getResource", ".getNextJarEntry", "ZipFile", "JarFile",
+        "getClassLoadingLock", "URLClassPath"
+    };
+
     private Frames() { }
+
+    /** True for a class, resource or service lookup frame (see {@link #LOOKUP}). */
+    public static boolean isLookup(String frame) {
+        for (String p : LOOKUP) if (frame.contains(p)) return true;
+        return false;
+    }
+
+    /** True when the stack passes through class or resource lookup. */
+    public static boolean inLookup(List<String> stack) {
+        for (String f : stack) if (isLookup(f)) return true;
+        return false;
+    }
+
+    /**
+     * The first frame that is neither the JDK's nor a lookup: for a lock taken while loading a
+     * class, the code that asked for the class, not the (framework) class loader.
+     */
+    public static String firstCaller(List<String> stack) {
+        boolean passedLookup = false;
+        for (String f : stack) {
+            if (isLookup(f)) passedLookup = true;
+            else if (passedLookup && !isJdk(f) && !f.contains("ClassLoader")) return f;
+        }
+        return firstNonJdk(stack);
+    }
 
     public static boolean isJdk(String frame) {
         for (String p : JDK) if (frame.startsWith(p)) return true;
@@ -20,6 +55,34 @@ public final class Frames {
     public static String firstNonJdk(List<String> stack) {
         for (String f : stack) if (!isJdk(f)) return f;
         return stack.isEmpty() ? null : stack.get(0);
+    }
+
+    /**
+     * The way into a stack's leaf, leaf first: the first non-JDK frame of each library (the first
+     * two package names) on the way to the root, at most {@code max}, joined by " ← ". Generic
+     * where the application's own package is unknown: {@code rx…get ← com.netflix…execute ←
+     * com.acme.ProductController.product} shows the library and the code that called it.
+     */
+    public static String callPath(List<String> stack, int max) {
+        StringBuilder out = new StringBuilder();
+        String lastLib = null;
+        int n = 0;
+        for (String f : stack) {
+            if (isJdk(f) || !f.contains(".")) continue;
+            String lib = library(f);
+            if (lib.equals(lastLib)) continue;
+            lastLib = lib;
+            out.append(n == 0 ? "" : " ← ").append(f);
+            if (++n == max) break;
+        }
+        return out.toString();
+    }
+
+    /** The first two package names of a frame: {@code org.springframework.beans.X.m} → {@code org.springframework}. */
+    public static String library(String frame) {
+        int a = frame.indexOf('.');
+        int b = a < 0 ? -1 : frame.indexOf('.', a + 1);
+        return b < 0 ? frame : frame.substring(0, b);
     }
 
     /** True when some frame belongs to {@code classOrFrame} (a class name, or a frame prefix). */

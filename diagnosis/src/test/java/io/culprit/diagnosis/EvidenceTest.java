@@ -26,6 +26,30 @@ class EvidenceTest {
     }
 
     @Test
+    void cpuShareCountsEachSampleOnceAndNamesTheCallerOutsideTheLibrary() throws Exception {
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2);
+        java.nio.file.Files.createDirectories(cb.caseFile().profile("x").getParent());
+        java.nio.file.Files.writeString(cb.caseFile().profile("cpu.collapsed"), String.join("\n",
+                "java.lang.Thread.run;com.acme.InvoiceController.invoice;ch.qos.logback.classic.Logger.error;ch.qos.logback.classic.spi.ThrowableProxy.<init>_[j] 30",
+                "java.lang.Thread.run;com.acme.Batch.run;ch.qos.logback.classic.Logger.info 10",
+                "java.lang.Thread.run;com.acme.InvoiceController.find 60", ""));
+        Evidence ev = cb.evidence();
+        // Two logback frames on one stack count once: 40 of 100 samples.
+        assertThat(ev.cpuShare(f -> f.startsWith("ch.qos.logback."))).isCloseTo(0.4, within(1e-9));
+        assertThat(ev.cpuCaller(f -> f.startsWith("ch.qos.logback."))).isEqualTo("com.acme.InvoiceController.invoice");
+        assertThat(ev.cpuShare(f -> f.equals("ch.qos.logback.classic.spi.ThrowableProxy.<init>"))).isCloseTo(0.3, within(1e-9));
+    }
+
+    @Test
+    void withoutAProfileCpuShareFallsBackToTheHotspotTable() {
+        Evidence ev = CaseBuilder.in(dir, 10, 2).table("cpu-hotspots", row("frame", "a.B.c", "totalShare", 0.2),
+                row("frame", "a.B.d", "totalShare", 0.3)).evidence();
+        assertThat(ev.cpuShare(f -> f.startsWith("a.B."))).isEqualTo(0.3);
+        assertThat(ev.cpuCaller(f -> true)).isNull();
+        assertThat(CaseBuilder.in(dir.resolve("empty"), 10, 2).evidence().cpuShare(f -> true)).isNaN();
+    }
+
+    @Test
     void correlationIsNaNWithoutVarianceAndOneForALine() {
         Evidence ev = CaseBuilder.in(dir, 5, 2).series("a", 1000, "x", new double[] {1, 2, 3, 4, 5}, "y", new double[] {2, 4, 6, 8, 10},
                 "z", flat(5, 3)).evidence();

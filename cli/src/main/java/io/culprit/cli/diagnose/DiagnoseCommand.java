@@ -14,6 +14,8 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -50,6 +52,12 @@ public final class DiagnoseCommand implements Callable<Integer> {
     @Option(names = "--url", description = "Loopback URL to drive load against (live).") String url;
     @Option(names = "--rate", description = "Open model: requests per second, e.g. 200 or 200/s.") String rate;
     @Option(names = "--connections", description = "Closed model: concurrent connections (default 10 when no --rate).") Integer connections;
+    @Option(names = {"-X", "--method"}, defaultValue = "GET", description = "HTTP method of the load (default GET).") String method;
+    @Option(names = {"-H", "--header"}, paramLabel = "'Name: value'", description = "Request header, repeatable.")
+    List<String> headers = new ArrayList<>();
+    @Option(names = "--body", paramLabel = "TEXT|@FILE", description = "Request body, literal or @file.") String body;
+    @Option(names = "--idle-gaps", paramLabel = "GAP[:N]", description = "Idle-gap load instead of throughput: bursts of N "
+            + "(default 3) requests one after another, GAP apart, e.g. 6s:3 — exposes caches that expire while idle.") String idleGaps;
     @Option(names = "--observe", description = "Drive no load; observe the target's own traffic.") boolean observe;
     @Option(names = "--duration", defaultValue = "30s", description = "Measured time (default: ${DEFAULT-VALUE}).") String duration;
     @Option(names = "--warmup", defaultValue = "5s", description = "Unrecorded load before measuring (default: ${DEFAULT-VALUE}).") String warmup;
@@ -103,6 +111,19 @@ public final class DiagnoseCommand implements Callable<Integer> {
         return 0;
     }
 
+    private static void idleGaps(LiveDiagnosis.Plan p, String spec) {
+        String[] parts = spec.split(":", 2);
+        p.idleGap = Args.duration(parts[0], "idle gap");
+        if (parts.length == 2) {
+            try {
+                p.burst = Integer.parseInt(parts[1].trim());
+            } catch (NumberFormatException e) {
+                throw new LoadException("bad --idle-gaps burst '" + parts[1] + "' (expected GAP[:N], e.g. 6s:3)");
+            }
+        }
+        if (p.burst < 1 || p.idleGap.isZero()) throw new LoadException("bad --idle-gaps '" + spec + "' (expected GAP[:N], e.g. 6s:3)");
+    }
+
     private LiveDiagnosis.Plan livePlan() {
         LiveDiagnosis.Plan p = new LiveDiagnosis.Plan();
         try {
@@ -117,6 +138,10 @@ public final class DiagnoseCommand implements Callable<Integer> {
             if (url != null) p.url = RequestSpec.parseUrl(url);
             if (rate != null) p.rate = Args.rate(rate);
             if (connections != null) p.connections = connections;
+            p.method = method;
+            p.headers = Args.headers(headers);
+            p.body = Args.body(body);
+            if (idleGaps != null) idleGaps(p, idleGaps);
             p.observe = observe;
             p.probes = probes;
             p.duration = Args.duration(duration, "duration");

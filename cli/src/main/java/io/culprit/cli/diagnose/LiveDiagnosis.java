@@ -41,6 +41,11 @@ public final class LiveDiagnosis {
     public static final class Plan {
         public long pid;
         public URI url;
+        public String method = "GET";
+        public Map<String, String> headers = Map.of();
+        public byte[] body;
+        public Duration idleGap;     // idle-gap shape when set: bursts of `burst` requests, this far apart
+        public int burst = 3;
         public double rate;          // open model when > 0
         public int connections;      // closed model when > 0 and rate == 0
         public boolean observe;      // no load: watch real traffic
@@ -61,6 +66,8 @@ public final class LiveDiagnosis {
     /** Runs the plan and returns the case file it wrote. */
     public CaseFile run(Plan plan) throws Exception {
         LoadPlan load = plan.observe ? null : loadPlan(plan);
+        IdleGapLoad idle = plan.idleGap == null || plan.observe ? null
+                : new IdleGapLoad(plan.url, plan.method, plan.headers, plan.body, plan.idleGap, plan.burst);
         boolean ours = RunFile.read(plan.pid).isEmpty();
         step(1, "attaching to JVM " + plan.pid);
         long t0 = System.nanoTime();
@@ -83,7 +90,11 @@ public final class LiveDiagnosis {
             command(agent, plan.probes ? "collect start --probes" : "jfr start", true);
             long start = System.currentTimeMillis();
             LoadResult result = null;
-            if (load != null) {
+            if (idle != null) {
+                step(3, String.format("load: bursts of %d requests %.1f s apart for %d s on %s", plan.burst,
+                        plan.idleGap.toMillis() / 1000.0, plan.duration.toSeconds(), plan.url));
+                idle.run(plan.duration, progress);
+            } else if (load != null) {
                 step(3, String.format("load: %s for %d s on %s", plan.rate > 0 ? fmtRate(plan.rate) : plan.connections + " connections",
                         plan.duration.toSeconds(), plan.url));
                 result = LoadEngine.run(load, new LoadListener() {
@@ -97,7 +108,7 @@ public final class LiveDiagnosis {
                 step(3, "observing real traffic for " + plan.duration.toSeconds() + " s");
                 Thread.sleep(plan.duration.toMillis()); // observe mode: the target's own traffic is the workload
             }
-            long requests = result == null ? 0 : result.requests();
+            long requests = idle != null ? idle.requests() : result == null ? 0 : result.requests();
             step(4, "writing the case file " + caseDir);
             Map<String, String> target;
             if (plan.probes) {
@@ -110,7 +121,10 @@ public final class LiveDiagnosis {
             if (profiling) {
                 command(agent, "profiler stop --format collapsed --file " + cf.profile("cpu.collapsed"), false);
             }
-            if (result != null) {
+            if (idle != null) {
+                cf.write(idle.idleGapTable());
+                cf.write(idle.requestsSeries(plan.window.toMillis()));
+            } else if (result != null) {
                 ResultJson.write(result, List.of(), caseDir.resolve("load.json"));
                 cf.write(requestsSeries(result));
             }
@@ -127,7 +141,7 @@ public final class LiveDiagnosis {
 
     private static LoadPlan loadPlan(Plan p) {
         try {
-            List<RequestSpec> reqs = List.of(RequestSpec.get(p.url.toString()));
+            List<RequestSpec> reqs = List.of(new RequestSpec(p.method, p.url, p.headers, p.body, 1));
             LoadPlan lp = p.rate > 0
                     ? LoadPlan.open(RateSchedule.constant(p.rate, p.duration), reqs)
                     : LoadPlan.closed(p.connections > 0 ? p.connections : 10, p.duration, reqs);

@@ -25,10 +25,6 @@ public final class ClassLoadingRule implements Rule {
     static final double PER_REQUEST_CRITICAL = 50;
     /** Without request counts: ten lookups a second after warm-up. */
     static final double PER_SECOND_WARN = 10;
-    /** Hot frames that are class or resource lookup, to weigh this in CPU terms. */
-    private static final String[] LOOKUP_FRAMES = {
-        ".loadClass", ".findClass", "ServiceLoader", ".getResource", ".getNextJarEntry", "ZipFile", "JarFile"
-    };
 
     @Override public String id() { return "hot-path-classloading"; }
     @Override public String title() { return "Class loading, SPI and JAR scans on the request path"; }
@@ -60,7 +56,7 @@ public final class ClassLoadingRule implements Rule {
         String unit = perReq ? " per request" : "/s";
         if (sev == Severity.OK) return b.summary("lookups" + unit + ": " + kinds + ".").build();
         double timeShare = totalMs > 0 && ev.requestTimeMs() > 0 ? totalMs / ev.requestTimeMs() : Double.NaN;
-        double cpuShare = CpuSaturationRule.hotShare(ev, f -> { for (String p : LOOKUP_FRAMES) if (f.contains(p)) return true; return false; });
+        double cpuShare = ev.cpuShare(Frames::isLookup);
         double score = Math.max(Double.isFinite(timeShare) ? timeShare : 0, Double.isFinite(cpuShare) ? cpuShare : 0);
         String caller = Evidence.text(t, top, "caller");
         String culprit = caller.isEmpty() ? Frames.firstNonJdk(Evidence.stack(t, top, "stack")) : caller;
@@ -78,6 +74,7 @@ public final class ClassLoadingRule implements Rule {
         if (explainsExceptions(ev, t)) b.explains("caught-exceptions");
         if (byKind.containsKey("jar-scan") || byKind.containsKey("resource-lookup")) b.explains("outside-handler");
         if (score >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation").explains("slow-calls");
+        if (LockContentionRule.topLockInLookup(ev)) b.explains("lock-contention");
         return b.build();
     }
 

@@ -114,7 +114,7 @@ public final class ConstructionRule implements Rule {
 
     private static double hotShare(Evidence ev, String type) {
         String init = type + ".<init>";
-        double share = CpuSaturationRule.hotShare(ev, f -> Frames.stripLine(f).equals(init));
+        double share = ev.cpuShare(f -> Frames.stripLine(f).equals(init));
         return share > 0 ? share : Double.NaN;
     }
 

@@ -26,6 +26,13 @@ public final class CpuSaturationRule implements Rule {
     @Override public String id() { return "cpu-saturation"; }
     @Override public String title() { return "CPU saturated"; }
 
+    /**
+     * Under a load test the CPU is meant to be busy: saturation says the work per request is what
+     * sets capacity, not which work. The verdict goes to the consumer that explains it; alone it
+     * is reported as "no cause identified" with the hottest frame to look at.
+     */
+    @Override public boolean symptom() { return true; }
+
     @Override
     public Finding evaluate(Evidence ev) {
         Optional<ColumnStats> machine = ev.stats("cpu", "machineTotal");
@@ -65,18 +72,5 @@ public final class CpuSaturationRule implements Rule {
         int best = 0;
         for (int i = 1; i < t.rows().size(); i++) if (t.number(i, "selfShare") > t.number(best, "selfShare")) best = i;
         return new String[] {t.text(best, "frame"), Fmt.pct(t.number(best, "selfShare"))};
-    }
-
-    /** The largest totalShare among hot frames accepted by the filter; NaN without a cpu profile. */
-    public static double hotShare(Evidence ev, java.util.function.Predicate<String> frame) {
-        Optional<Table> hs = ev.rows("cpu-hotspots");
-        if (hs.isEmpty()) return Double.NaN;
-        double best = 0;
-        Table t = hs.get();
-        for (int i = 0; i < t.rows().size(); i++) {
-            String f = t.text(i, "frame");
-            if (f != null && frame.test(f) && t.number(i, "totalShare") > best) best = t.number(i, "totalShare");
-        }
-        return best;
     }
 }

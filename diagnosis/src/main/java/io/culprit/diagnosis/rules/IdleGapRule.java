@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -86,6 +87,13 @@ public final class IdleGapRule implements Rule {
                     break;
                 }
             }
+        }
+        if (cause == null) {
+            // Without lookup instrumentation the cpu profile still shows who does the lookups.
+            cause = ev.cpuCaller(Frames::isLookup);
+            double share = ev.cpuShare(Frames::isLookup);
+            if (cause != null && share > 0) summary += " and is refilled by lookups (" + Fmt.pct(share) + " of CPU samples) from " + cause;
+            else cause = null;
         }
         return b.summary(summary + ".").culprit(cause)
                 .explains("outside-handler").explains("tail-latency")

@@ -23,9 +23,54 @@ public final class LockContentionRule implements Rule {
     /** Without request timings: one thread blocked on average, all the time. */
     static final double BLOCKED_THREADS_WARN = 1;
     static final double BLOCKED_THREADS_CRITICAL = 4;
+    /** A second lock worth naming: a hundredth of request time. */
+    static final double SECOND_LOCK_SHARE = 0.01;
+    /**
+     * Synchronizers a thread parks on to wait for another thread's work, not to enter a critical
+     * section: the wait is the hand-off (a pool executing the task), named as such.
+     */
+    private static final String[] HAND_OFF = {
+        "CountDownLatch", "FutureTask", "CompletableFuture", "SynchronousQueue", "Phaser", "CyclicBarrier", "Exchanger"
+    };
 
     @Override public String id() { return "lock-contention"; }
+
+    /**
+     * True when the most-blocked lock is held or awaited inside class or resource lookup: then the
+     * lookups on the request path (hot-path-classloading) are the cause and the lock their effect.
+     */
+    public static boolean topLockInLookup(Evidence ev) {
+        Optional<Table> locks = ev.table("locks");
+        if (locks.isEmpty() || locks.get().isEmpty()) return false;
+        Table t = locks.get();
+        int top = topRow(t);
+        return Frames.inLookup(Evidence.stack(t, top, "ownerStack")) || Frames.inLookup(Evidence.stack(t, top, "waiterStack"));
+    }
     @Override public String title() { return "Threads contend on a lock"; }
+
+    static boolean isHandOff(String lockClass) {
+        if (lockClass == null) return false;
+        for (String h : HAND_OFF) if (lockClass.contains(h)) return true;
+        return false;
+    }
+
+    // The runner-up lock, when it costs something too: a hand-off often hides the pool's own lock.
+    private static String second(Table t, int top, double requestMs) {
+        int next = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (i != top && (next < 0 || t.number(i, "blockedMs") > t.number(next, "blockedMs"))) next = i;
+        }
+        if (next < 0 || !(requestMs > 0) || !(t.number(next, "blockedMs") / requestMs >= SECOND_LOCK_SHARE)) return "";
+        String at = Frames.callPath(Evidence.stack(t, next, "waiterStack"), 2);
+        return "; next " + t.text(next, "lockClass") + " (" + Fmt.ms(t.number(next, "blockedMs"))
+                + (at.isEmpty() ? "" : ", waiters at " + at) + ")";
+    }
+
+    private static int topRow(Table t) {
+        int top = 0;
+        for (int i = 1; i < t.rows().size(); i++) if (t.number(i, "blockedMs") > t.number(top, "blockedMs")) top = i;
+        return top;
+    }
 
     @Override
     public Finding evaluate(Evidence ev) {
@@ -33,12 +78,11 @@ public final class LockContentionRule implements Rule {
         if (locks.isEmpty()) return notAssessed("no table locks");
         Table t = locks.get();
         if (t.isEmpty()) return finding(Severity.OK).evidence("tables/locks").summary("no lock contention recorded.").build();
-        int top = 0;
+        int top = topRow(t);
         double blocked = 0;
         for (int i = 0; i < t.rows().size(); i++) {
             double ms = t.number(i, "blockedMs");
             if (Double.isFinite(ms)) blocked += ms;
-            if (ms > t.number(top, "blockedMs")) top = i;
         }
         double requestMs = ev.requestTimeMs();
         double share = requestMs > 0 ? blocked / requestMs : Double.NaN;
@@ -50,18 +94,30 @@ public final class LockContentionRule implements Rule {
         String kind = Evidence.text(t, top, "kind");
         List<String> owner = Evidence.stack(t, top, "ownerStack");
         List<String> waiter = Evidence.stack(t, top, "waiterStack");
-        String culprit = Frames.firstNonJdk(owner.isEmpty() ? waiter : owner);
+        List<String> stack = owner.isEmpty() ? waiter : owner;
+        // A class loader's lock is a consequence of whoever loads classes per request: name that caller.
+        boolean lookup = Frames.inLookup(stack) || Frames.inLookup(waiter);
+        String culprit = lookup ? Frames.firstCaller(stack) : Frames.firstNonJdk(stack);
         String ownerThread = Evidence.text(t, top, "ownerThread");
+        boolean handOff = isHandOff(lock);
+        String path = Frames.callPath(waiter, 3);
         String weight = "threads spent " + Fmt.ms(blocked) + " blocked" + (Double.isFinite(share) ? " (" + Fmt.pct(share) + " of request time)"
                 : " (" + Fmt.num(threads) + " threads blocked on average)");
         Finding.Builder b = finding(sev).evidence("tables/locks#" + top);
         if (sev == Severity.OK) return b.summary(weight + "; top lock " + lock + ".").build();
         return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10)).culprit(culprit)
                 .summary(weight + " on " + lock + " (" + kind + ", " + Fmt.num(t.number(top, "events")) + " events)"
-                        + (culprit == null ? "" : ", " + (owner.isEmpty() ? "waiters at " : "held at ") + culprit)
-                        + (ownerThread.isEmpty() ? "" : " by " + ownerThread) + ".")
+                        + (handOff ? ", waiting for work handed to other threads" : "")
+                        + (!owner.isEmpty() && culprit != null ? ", held at " + culprit + (ownerThread.isEmpty() ? "" : " by " + ownerThread) : "")
+                        + (path.isEmpty() ? "" : ", waiters at " + path)
+                        + (lookup ? "; the lock is taken inside class or resource lookup" : "")
+                        + second(t, top, requestMs) + ".")
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
-                .explanation("Every request that needs this lock waits for the one holding it; the wait grows with"
+                .explanation(handOff
+                        ? "Request threads hand work to another pool and park until it is done: each request pays the"
+                        + " queueing and the hand-off on top of the work, and the pool's own locks and timers add to it."
+                        + " The waiters' path shows which call hands off."
+                        : "Every request that needs this lock waits for the one holding it; the wait grows with"
                         + " concurrency while the CPU stays partly idle. The owner's stack shows the code holding it.")
                 .fix("Take the lock off the per-request path (do the work once, cache it, or use a lock-free"
                         + " structure), or shrink the critical section to the shared state only.")

@@ -70,22 +70,28 @@ public final class LoggingPressureRule implements Rule {
 
     // Without a logging probe the CPU profile still shows logging frameworks' share of the work.
     private Finding fromProfile(Evidence ev) {
+        double share = ev.cpuShare(LoggingPressureRule::isLogging);
+        if (!Double.isFinite(share)) return notAssessed("no table logging and no cpu profile");
         Optional<Table> hs = ev.rows("cpu-hotspots");
-        if (hs.isEmpty()) return notAssessed("no table logging and no cpu profile");
-        Table t = hs.get();
         int top = -1;
-        for (int i = 0; i < t.rows().size(); i++) {
-            String f = t.text(i, "frame");
-            if (f == null || !isLogging(f)) continue;
-            if (top < 0 || t.number(i, "totalShare") > t.number(top, "totalShare")) top = i;
+        if (hs.isPresent()) {
+            Table h = hs.get();
+            for (int i = 0; i < h.rows().size(); i++) {
+                String f = h.text(i, "frame");
+                if (f == null || !isLogging(f)) continue;
+                if (top < 0 || h.number(i, "totalShare") > h.number(top, "totalShare")) top = i;
+            }
         }
-        double share = top < 0 ? 0 : zero(t.number(top, "totalShare"));
+        Table t = hs.orElse(null);
         Finding.Builder b = finding(share >= PROFILE_SHARE_CRITICAL ? Severity.CRITICAL : share >= PROFILE_SHARE_WARN ? Severity.WARN
                 : Severity.OK).evidence("tables/cpu-hotspots");
         String what = "logging frameworks in " + Fmt.pct(share) + " of CPU samples" + (top < 0 ? "" : " (top " + t.text(top, "frame") + ")");
         if (share < PROFILE_SHARE_WARN) return b.summary(what + "; no logging probe.").build();
-        return b.score(share).culprit(t.text(top, "frame")).evidence("tables/cpu-hotspots#" + top)
-                .summary(what + "; no logging probe, so levels and stack-trace rates are unknown.")
+        String caller = ev.cpuCaller(LoggingPressureRule::isLogging);
+        return b.score(share).culprit(caller != null ? caller : top < 0 ? "logging" : t.text(top, "frame"))
+                .evidence("tables/cpu-hotspots" + (top < 0 ? "" : "#" + top))
+                .summary(what + (caller == null ? "" : ", most of it logged from " + caller)
+                        + "; no logging probe, so levels and stack-trace rates are unknown.")
                 .explanation("Formatting and writing log events (stack traces above all) at this rate is a CPU consumer of"
                         + " its own and a queue that delays every other log line.")
                 .fix("Log expected errors without the stack (or once per type per minute), lower the level of noisy"

@@ -44,7 +44,7 @@ public final class PrototypeBeansRule implements Rule {
         if (top < 0 || total < PER_REQUEST_WARN) {
             return b.summary("bean creations per request: " + Fmt.num(total) + " (" + t.rows().size() + " bean types seen).").build();
         }
-        double cpu = CpuSaturationRule.hotShare(ev, f -> f.toLowerCase(Locale.ROOT).contains("createbean"));
+        double cpu = ev.cpuShare(PrototypeBeansRule::isCreation);
         String type = t.text(top, "type");
         String scope = Evidence.text(t, top, "scope");
         Severity sev = total >= PER_REQUEST_CRITICAL ? Severity.CRITICAL : Severity.WARN;
@@ -63,15 +63,20 @@ public final class PrototypeBeansRule implements Rule {
         return b.build();
     }
 
+    private static boolean isCreation(String frame) {
+        return frame.toLowerCase(Locale.ROOT).contains("createbean");
+    }
+
     // Without a bean probe the CPU profile still shows creation on the request path, not which bean.
     private Finding fromProfile(Evidence ev) {
-        double cpu = CpuSaturationRule.hotShare(ev, f -> f.toLowerCase(Locale.ROOT).contains("createbean"));
+        double cpu = ev.cpuShare(PrototypeBeansRule::isCreation);
         if (!Double.isFinite(cpu)) return notAssessed("no table beans and no cpu profile");
         Finding.Builder b = finding(cpu >= CREATE_SHARE_WARN ? Severity.WARN : Severity.OK).evidence("tables/cpu-hotspots");
         if (cpu < CREATE_SHARE_WARN) return b.summary("bean creation in " + Fmt.pct(cpu) + " of CPU samples.").build();
-        return b.score(cpu)
+        String caller = ev.cpuCaller(PrototypeBeansRule::isCreation);
+        return b.score(cpu).culprit(caller)
                 .summary("bean creation in " + Fmt.pct(cpu) + " of CPU samples after warm-up: beans are created on the request"
-                        + " path (no bean probe, so which bean is unknown).")
+                        + " path" + (caller == null ? "" : ", most of them asked for by " + caller) + " (no bean probe, so which bean is unknown).")
                 .explanation("Only prototype (or similar) beans are created after startup; this much CPU in creation means"
                         + " they are resolved per request or in a loop.")
                 .fix("Find the bean with the confirm command, then make it a singleton or resolve it once.")

@@ -45,7 +45,8 @@ public final class SerializationCpuRule implements Rule {
             if (f == null || !isSerialization(f)) continue;
             if (top < 0 || t.number(i, "totalShare") > t.number(top, "totalShare")) top = i;
         }
-        double share = top < 0 ? 0 : t.number(top, "totalShare");
+        // The whole-stack share from the profile: nested serializer frames count once per sample.
+        double share = top < 0 ? 0 : Math.max(t.number(top, "totalShare"), zero(ev.cpuShare(SerializationCpuRule::isSerialization)));
         Finding.Builder b = finding(Severity.OK).evidence("tables/cpu-hotspots");
         if (!(share >= SHARE_WARN)) {
             return b.summary("serialization frames in " + Fmt.pct(share) + " of CPU samples"
@@ -63,5 +64,9 @@ public final class SerializationCpuRule implements Rule {
                 .confirm(ev.confirm("profiler start --event cpu") + ", then \"profiler stop --format collapsed\"")
                 .explains("cpu-saturation").explains("tail-latency")
                 .build();
+    }
+
+    private static double zero(double v) {
+        return Double.isFinite(v) ? v : 0;
     }
 }

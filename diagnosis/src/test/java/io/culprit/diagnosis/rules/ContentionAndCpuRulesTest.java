@@ -22,8 +22,45 @@ class ContentionAndCpuRulesTest {
         Finding f = new LockContentionRule().evaluate(Fixtures.evidence("timer-lock-log-storm"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.summary()).isEqualTo("threads spent 1,230 s blocked (46 % of request time) on java.util.concurrent.locks.ReentrantLock$NonfairSync"
-                + " (park, 180,000 events), held at com.netflix.hystrix.util.HystrixTimer.addTimerListener:113 by http-nio-8080-exec-17.");
+                + " (park, 180,000 events), held at com.netflix.hystrix.util.HystrixTimer.addTimerListener:113 by http-nio-8080-exec-17,"
+                + " waiters at com.netflix.hystrix.util.HystrixTimer.addTimerListener:113 ← com.example.shop.cache.LocalCacheCommand.run;"
+                + " next ch.qos.logback.core.ConsoleAppender (30 s, waiters at ch.qos.logback.core.OutputStreamAppender.subAppend:230).");
         assertThat(f.culprit()).isEqualTo("com.netflix.hystrix.util.HystrixTimer.addTimerListener:113");
+    }
+
+    @Test
+    void aLatchWaitIsNamedAsAHandOffWithTheCallPathIntoIt() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("locks",
+                row("lockClass", "java.util.concurrent.CountDownLatch$Sync", "kind", "park", "events", 8000, "blockedMs", 30_000,
+                        "waiterStack", List.of("jdk.internal.misc.Unsafe.park", "java.util.concurrent.CountDownLatch.await:230",
+                                "rx.internal.operators.BlockingOperatorToFuture$2.get:101", "com.netflix.hystrix.HystrixCommand$4.get:423",
+                                "com.netflix.hystrix.HystrixCommand.execute:344", "com.acme.shop.ProductController.product:37",
+                                "org.springframework.web.servlet.DispatcherServlet.doDispatch:1089"))).evidence();
+        Finding f = new LockContentionRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.summary()).isEqualTo("threads spent 30 s blocked (3 threads blocked on average) on java.util.concurrent.CountDownLatch$Sync"
+                + " (park, 8,000 events), waiting for work handed to other threads, waiters at rx.internal.operators.BlockingOperatorToFuture$2.get:101"
+                + " ← com.netflix.hystrix.HystrixCommand$4.get:423 ← com.acme.shop.ProductController.product:37.");
+        assertThat(f.explanation()).startsWith("Request threads hand work to another pool");
+    }
+
+    @Test
+    void aClassLoaderLockIsExplainedByTheLookupsAndNamesWhoLoads() {
+        List<String> waiter = List.of("java.lang.ClassLoader.loadClass:588", "org.springframework.boot.loader.net.protocol.jar.JarUrlClassLoader.loadClass:104",
+                "java.lang.Class.forName0", "java.lang.Class.forName:467", "org.springframework.util.ClassUtils.forName:284",
+                "org.springframework.http.converter.json.Jackson2ObjectMapperBuilder.registerWellKnownModulesIfAvailable:880",
+                "com.acme.client.Codec.converters:46");
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2)
+                .table("locks", row("lockClass", "java.lang.Object", "kind", "monitor", "events", 900, "blockedMs", 40_000,
+                        "ownerStack", waiter, "waiterStack", waiter))
+                .tableWithMeta("classloading", java.util.Map.of("requests", 1000), row("kind", "class-miss", "name", "com.fasterxml.jackson.datatype.jdk8.Jdk8Module",
+                        "count", 60_000, "caller", "org.springframework.util.ClassUtils.forName:284"));
+        Finding lock = new LockContentionRule().evaluate(cb.evidence());
+        assertThat(lock.culprit()).isEqualTo("org.springframework.util.ClassUtils.forName:284");
+        assertThat(lock.summary()).contains("the lock is taken inside class or resource lookup");
+        assertThat(new ClassLoadingRule().evaluate(cb.evidence()).explains()).contains("lock-contention");
+        var result = io.culprit.diagnosis.Diagnosis.run(cb.caseFile());
+        assertThat(result.top().orElseThrow().id()).isEqualTo("hot-path-classloading");
     }
 
     @Test

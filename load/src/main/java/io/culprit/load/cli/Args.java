@@ -2,9 +2,14 @@ package io.culprit.load.cli;
 
 import io.culprit.load.LoadException;
 import io.culprit.load.RateSchedule;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -16,6 +21,34 @@ public final class Args {
     private static final Pattern RATE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(?:/(s|sec|m|min))?");
 
     private Args() {
+    }
+
+    /** 'Name: value' strings → an ordered header map. */
+    public static Map<String, String> headers(List<String> headers) {
+        Map<String, String> hs = new LinkedHashMap<>();
+        for (String h : headers) {
+            int colon = h.indexOf(':');
+            if (colon <= 0) {
+                throw new LoadException("bad header '" + h + "' (expected 'Name: value')");
+            }
+            hs.put(h.substring(0, colon).trim(), h.substring(colon + 1).trim());
+        }
+        return hs;
+    }
+
+    /** A request body given as literal text or {@code @file}; null stays null. */
+    public static byte[] body(String body) {
+        if (body == null) {
+            return null;
+        }
+        if (body.startsWith("@")) {
+            try {
+                return Files.readAllBytes(Path.of(body.substring(1)));
+            } catch (Exception e) {
+                throw new LoadException("cannot read body file " + body.substring(1) + ": " + e.getMessage());
+            }
+        }
+        return body.getBytes(StandardCharsets.UTF_8);
     }
 
     /** "500ms", "15s", "2m", "1m30s", "1h"; a bare number is seconds. */

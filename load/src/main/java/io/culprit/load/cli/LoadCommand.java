@@ -10,12 +10,10 @@ import io.culprit.load.RequestSpec;
 import io.culprit.load.ResultJson;
 import io.culprit.load.Threshold;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -164,15 +162,8 @@ public final class LoadCommand implements Callable<Integer> {
     }
 
     LoadPlan plan() {
-        Map<String, String> hs = new LinkedHashMap<>();
-        for (String h : headers) {
-            int colon = h.indexOf(':');
-            if (colon <= 0) {
-                throw new LoadException("bad header '" + h + "' (expected 'Name: value')");
-            }
-            hs.put(h.substring(0, colon).trim(), h.substring(colon + 1).trim());
-        }
-        byte[] bodyBytes = body();
+        Map<String, String> hs = Args.headers(headers);
+        byte[] bodyBytes = Args.body(body);
         List<RequestSpec> requests = new ArrayList<>();
         for (String u : urls) {
             requests.add(RequestFile.url(u, method, hs, bodyBytes));
@@ -226,19 +217,5 @@ public final class LoadCommand implements Callable<Integer> {
         if (Files.isDirectory(file) || dir == null || !Files.isDirectory(dir) || !Files.isWritable(dir)) {
             throw new LoadException("cannot write --out " + file + " (no such writable directory)");
         }
-    }
-
-    private byte[] body() {
-        if (body == null) {
-            return null;
-        }
-        if (body.startsWith("@")) {
-            try {
-                return Files.readAllBytes(Path.of(body.substring(1)));
-            } catch (Exception e) {
-                throw new LoadException("cannot read body file " + body.substring(1) + ": " + e.getMessage());
-            }
-        }
-        return body.getBytes(StandardCharsets.UTF_8);
     }
 }

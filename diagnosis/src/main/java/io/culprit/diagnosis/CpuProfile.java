@@ -1,0 +1,100 @@
+package io.culprit.diagnosis;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * The case's CPU profile in collapsed form ({@code profiles/cpu.collapsed}: one stack per line,
+ * frames joined by ';', then the sample count). Shares are taken over whole stacks, so "CPU with
+ * a logging frame anywhere on the stack" counts every sample once, however many logging frames
+ * it holds — which a per-method hotspot table (top methods only) cannot answer.
+ */
+public final class CpuProfile {
+    private final List<String[]> stacks = new ArrayList<>();
+    private final List<Long> counts = new ArrayList<>();
+    private long total;
+
+    private CpuProfile() { }
+
+    /** The profile at {@code file}, or empty when there is none (or it holds no samples). */
+    public static Optional<CpuProfile> read(Path file) {
+        if (!Files.isRegularFile(file)) return Optional.empty();
+        CpuProfile p = new CpuProfile();
+        try (var lines = Files.lines(file)) {
+            lines.forEach(p::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return p.total > 0 ? Optional.of(p) : Optional.empty();
+    }
+
+    private void add(String line) {
+        int sp = line.lastIndexOf(' ');
+        if (sp <= 0) return;
+        long n;
+        try {
+            n = Long.parseLong(line.substring(sp + 1).trim());
+        } catch (NumberFormatException e) {
+            return;  // not a collapsed line
+        }
+        String[] frames = line.substring(0, sp).split(";");
+        for (int i = 0; i < frames.length; i++) frames[i] = clean(frames[i]);
+        stacks.add(frames);
+        counts.add(n);
+        total += n;
+    }
+
+    // async-profiler may annotate frame types ("_[j]" JIT, "_[i]" inlined, "_[k]" kernel).
+    private static String clean(String frame) {
+        int a = frame.lastIndexOf("_[");
+        return a > 0 && frame.endsWith("]") ? frame.substring(0, a) : frame;
+    }
+
+    public long samples() {
+        return total;
+    }
+
+    /**
+     * Who drives the accepted frames: for each sample, the nearest frame on the caller side of
+     * the outermost accepted frame that is neither the JDK's nor from the accepted frame's own
+     * library (same first two package names) — the application code that logs, or that asks the
+     * container for a bean. The caller with the most samples, or null.
+     */
+    public String topCaller(Predicate<String> frame) {
+        java.util.Map<String, Long> byCaller = new java.util.HashMap<>();
+        for (int i = 0; i < stacks.size(); i++) {
+            String[] st = stacks.get(i);
+            for (int j = 0; j < st.length; j++) {
+                if (!frame.test(st[j])) continue;
+                String lib = Frames.library(st[j]);
+                for (int k = j - 1; k >= 0; k--) {
+                    if (Frames.isJdk(st[k]) || Frames.library(st[k]).equals(lib) || !st[k].contains(".")) continue;
+                    byCaller.merge(st[k], counts.get(i), Long::sum);
+                    break;
+                }
+                break;
+            }
+        }
+        return byCaller.entrySet().stream().max(java.util.Map.Entry.comparingByValue()).map(java.util.Map.Entry::getKey).orElse(null);
+    }
+
+    /** Share of all samples whose stack holds at least one frame accepted by {@code frame}. */
+    public double share(Predicate<String> frame) {
+        long hit = 0;
+        for (int i = 0; i < stacks.size(); i++) {
+            for (String f : stacks.get(i)) {
+                if (frame.test(f)) {
+                    hit += counts.get(i);
+                    break;
+                }
+            }
+        }
+        return (double) hit / total;
+    }
+}
