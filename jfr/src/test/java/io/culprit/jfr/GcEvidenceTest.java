@@ -55,6 +55,14 @@ class GcEvidenceTest {
         double median = rates.length == 0 ? 0 : Arrays.stream(rates).sorted().toArray()[rates.length / 2];
         assertThat(median).isCloseTo(actualMbPerSec, within(actualMbPerSec * 0.2));
 
+        // Who allocated: the paced lambda above, charged with most of the sampled bytes.
+        Table sites = ev.tables(o).get("alloc-sites");
+        assertThat(sites.rows()).isNotEmpty();
+        assertThat(sites.text(0, "site")).startsWith("io.culprit.jfr.GcEvidenceTest.lambda$");
+        assertThat(sites.number(0, "share")).isGreaterThan(0.8);
+        assertThat(sites.number(0, "mb")).as("sampled bytes stand for what was allocated")
+                .isCloseTo(allocated[0] / 1e6, within(allocated[0] / 1e6 * 0.5));
+
         Table collectors = ev.tables(o).get("gc-collectors");
         assertThat(collectors.rows()).isNotEmpty();
         Table config = ev.tables(o).get("heap-config");

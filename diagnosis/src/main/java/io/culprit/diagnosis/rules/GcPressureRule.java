@@ -38,6 +38,8 @@ public final class GcPressureRule implements Rule {
     static final double DEFAULT_MIN_HEAP_FREE = 40;
     /** Committed heap moving by 5 % of its range during the run counts as resizing. */
     static final double RESIZE_SHARE = 0.05;
+    /** An allocation site worth naming carries a fifth of the sampled bytes. */
+    static final double MIN_SITE_SHARE = 0.2;
 
     @Override public String id() { return "gc-pressure"; }
     @Override public String title() { return "GC pressure stalls request threads"; }
@@ -74,6 +76,8 @@ public final class GcPressureRule implements Rule {
         Impact impact = impact(ev);
         boolean impacts = impact.r >= IMPACT_CORRELATION && worstShare >= IMPACT_WINDOW_SHARE;
         String perRequest = allocationPerRequest(ev);
+        String site = topAllocationSite(ev);
+        if (!site.isEmpty()) perRequest = perRequest.isEmpty() ? site : perRequest + ", " + site;
 
         Severity sev = share >= PAUSE_SHARE_CRITICAL || (impacts && !pressure.isEmpty()) ? Severity.CRITICAL
                 : share >= PAUSE_SHARE_WARN || impacts ? Severity.WARN
@@ -87,6 +91,7 @@ public final class GcPressureRule implements Rule {
         String head = pressure.isEmpty() ? "GC paused " + Fmt.pct(share) + " of wall time" : String.join("; ", pressure);
         String tail = impacts ? ", and the pauses track " + impact.what : "";
         b.summary(head + tail + (perRequest.isEmpty() ? "" : "; " + perRequest) + ".");
+        if (!site.isEmpty()) b.evidence("tables/alloc-sites#0");
         if (impacts) {
             b.evidence("series/" + impact.ref).explains("pool-starvation").explains("pool-size").explains("tail-latency")
                     .explains("request-errors")
@@ -181,5 +186,16 @@ public final class GcPressureRule implements Rule {
         double rps = ev.stats("requests", "rps").map(ColumnStats::mean).orElse(Double.NaN);
         if (!(mbPerSec > 0) || !(rps > 0)) return "";
         return Fmt.num(mbPerSec) + " MB/s allocated, " + Fmt.num(mbPerSec * 1024 / rps) + " KB per request";
+    }
+
+    /** Where the allocation comes from (JFR allocation samples): the fix's second half names this code. */
+    private static String topAllocationSite(Evidence ev) {
+        Optional<Table> sites = ev.rows("alloc-sites");
+        if (sites.isEmpty()) return "";
+        Table t = sites.get();
+        double share = t.number(0, "share");
+        if (!(share >= MIN_SITE_SHARE)) return "";
+        String cls = Evidence.text(t, 0, "topClass");
+        return Fmt.pct(share) + " of sampled allocation at " + t.text(0, "site") + (cls.isEmpty() ? "" : " (mostly " + cls + ")");
     }
 }

@@ -1,0 +1,73 @@
+package io.culprit.jfr.collect;
+
+import io.culprit.model.Table;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import jdk.jfr.consumer.RecordedClass;
+import jdk.jfr.consumer.RecordedEvent;
+
+/**
+ * Table {@code alloc-sites}: who allocates, from JFR's throttled allocation samples
+ * ({@code jdk.ObjectAllocationSample}, JDK 16+; each sample's {@code weight} stands for the bytes
+ * allocated since the thread's previous sample). A site is the first frame outside the JDK:
+ * {@code StringBuilder} growth is charged to the code that builds the string. GC pressure is
+ * the heap's problem; this names the code that feeds it.
+ */
+public final class AllocationCollector implements EventCollector {
+    private static final int TOP = 20;
+
+    private static final class Site {
+        long bytes, samples;
+        final Map<String, long[]> classes = new HashMap<>();
+        final StackCounter stacks = new StackCounter();
+    }
+
+    private final Map<String, Site> sites = new HashMap<>();
+    private long totalBytes;
+
+    @Override
+    public Set<String> events() {
+        return Set.of("jdk.ObjectAllocationSample");
+    }
+
+    @Override
+    public void accept(RecordedEvent e) {
+        List<String> stack = Frames.of(e.getStackTrace());
+        if (stack.isEmpty()) return;
+        long weight = e.getLong("weight");
+        String site = Frames.method(Frames.topNonJdk(stack));
+        Site s = sites.computeIfAbsent(site, k -> new Site());
+        s.bytes += weight;
+        s.samples++;
+        RecordedClass c = e.getValue("objectClass");
+        s.classes.computeIfAbsent(c == null ? "?" : c.getName(), k -> new long[1])[0] += weight;
+        s.stacks.add(stack);
+        totalBytes += weight;
+    }
+
+    @Override
+    public List<Table> tables(Observation o) {
+        List<Map.Entry<String, Site>> sorted = new ArrayList<>(sites.entrySet());
+        sorted.sort((a, b) -> Long.compare(b.getValue().bytes, a.getValue().bytes));
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Map.Entry<String, Site> e : sorted.subList(0, Math.min(TOP, sorted.size()))) {
+            Site s = e.getValue();
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("site", e.getKey());
+            r.put("topClass", s.classes.entrySet().stream().max(Map.Entry.comparingByValue((x, y) -> Long.compare(x[0], y[0])))
+                    .map(Map.Entry::getKey).orElse(null));
+            r.put("mb", s.bytes / 1e6);
+            r.put("share", totalBytes > 0 ? (double) s.bytes / totalBytes : Double.NaN);
+            r.put("samples", s.samples);
+            r.put("stack", s.stacks.top());
+            rows.add(r);
+        }
+        Map<String, Object> meta = o.meta();
+        meta.put("totalMb", totalBytes / 1e6);
+        return List.of(new Table("alloc-sites", List.of("site", "topClass", "mb", "share", "samples", "stack"), rows, meta));
+    }
+}
