@@ -33,7 +33,7 @@ public final class JfrEvidence {
     private final JvmInfoCollector jvm = new JvmInfoCollector();
     private final List<EventCollector> collectors = List.of(new GcCollector(), new HeapCollector(),
             new RuntimeCollector(), exceptions, classLoading, new LockCollector(), new HotspotCollector(),
-            new AllocationCollector(), jvm);
+            new AllocationCollector(), new DbWaitCollector(), jvm);
     private final Map<String, List<EventCollector>> byEvent = new HashMap<>();
     private long firstMs = Long.MAX_VALUE;
     private long lastMs = Long.MIN_VALUE;

@@ -31,7 +31,9 @@ public final class DbRowLockRule implements Rule {
         Optional<Table> locks = ev.table("db-locks");
         if (locks.isPresent()) return fromLockTable(ev, locks.get());
         Optional<Table> calls = ev.table("calls");
-        if (calls.isEmpty()) return notAssessed("no table db-locks and no table calls");
+        Optional<Table> waits = ev.rows("db-waits");
+        if (calls.isEmpty()) return waits.isPresent() ? fromWaits(ev, waits.get())
+                : notAssessed("no table db-locks, calls or db-waits");
         Table t = calls.get();
         int top = -1;
         for (int i = 0; i < t.rows().size(); i++) {
@@ -41,6 +43,7 @@ public final class DbRowLockRule implements Rule {
             if (top < 0 || t.number(i, "shareOfRequestTime") > t.number(top, "shareOfRequestTime")) top = i;
         }
         Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
+        if (top < 0 && waits.isPresent()) return fromWaits(ev, waits.get());
         if (top < 0) return b.summary("no locking SQL statement over " + Fmt.ms(SlowCallsRule.SQL_SLOW_MS) + " at P99.").build();
         double share = t.number(top, "shareOfRequestTime");
         Severity sev = share >= SHARE_CRITICAL ? Severity.WARN : share >= SHARE_WARN ? Severity.INFO : Severity.OK;
@@ -84,6 +87,53 @@ public final class DbRowLockRule implements Rule {
                 .explanation(EXPLANATION).fix(FIX)
                 .confirm("psql: SELECT pid, wait_event_type, query FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
                 .build();
+    }
+
+    /**
+     * From JFR: request threads blocked inside a write statement's execution. A database lock frame
+     * on the blocked stack (an embedded database's row lock) is direct evidence; a socket read under
+     * a write is the client's view of a server-side wait, so it is reported as likely.
+     */
+    private Finding fromWaits(Evidence ev, Table t) {
+        int top = -1;
+        double waitMs = 0;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!isWrite(t.text(i, "method"), Evidence.text(t, i, "lockFrame"))) continue;
+            waitMs += finite(t.number(i, "waitMs"));
+            if (top < 0 || t.number(i, "waitMs") > t.number(top, "waitMs")) top = i;
+        }
+        Finding.Builder b = finding(Severity.OK).evidence("tables/db-waits");
+        double requestMs = ev.requestTimeMs();
+        double share = requestMs > 0 ? waitMs / requestMs : Double.NaN;
+        if (top < 0 || !(share >= SHARE_WARN)) {
+            return b.summary("requests blocked in write statements for " + Fmt.ms(waitMs)
+                    + (Double.isFinite(share) ? " (" + Fmt.pct(share) + " of request time)" : "") + ".").build();
+        }
+        String lockFrame = Evidence.text(t, top, "lockFrame");
+        String caller = Evidence.text(t, top, "caller");
+        boolean direct = !lockFrame.isEmpty();
+        Severity sev = direct && share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN;
+        return b.severity(sev).score(direct ? share : share * 0.8).culprit(caller).evidence("tables/db-waits#" + top)
+                .summary("requests spend " + Fmt.pct(share) + " of their time blocked in " + t.text(top, "method") + " called from "
+                        + caller + " (" + Fmt.num(t.number(top, "events")) + " waits, " + Fmt.ms(t.number(top, "waitMs")) + ")"
+                        + (direct ? ", waiting in the database's lock code (" + lockFrame + ")"
+                        : ": likely a row lock held by another transaction (the wait is on the server)") + ".")
+                .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
+                .explains("thread-oversubscription").explains("lock-contention")
+                .explanation(EXPLANATION).fix(FIX)
+                .confirm(ev.confirm("stack " + stackTarget(caller)) + "; PostgreSQL: SELECT pid, wait_event_type, query"
+                        + " FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                .build();
+    }
+
+    // executeQuery reads unless the database shows a lock (SELECT ... FOR UPDATE waits the same way).
+    private static boolean isWrite(String method, String lockFrame) {
+        return method != null && (method.contains("Update") || method.contains("Batch") || method.equals("execute") || !lockFrame.isEmpty());
+    }
+
+    private static String stackTarget(String frame) {
+        int dot = frame.lastIndexOf('.');
+        return dot > 0 ? frame.substring(0, dot) + " " + frame.substring(dot + 1) : frame;
     }
 
     private static double finite(double v) {

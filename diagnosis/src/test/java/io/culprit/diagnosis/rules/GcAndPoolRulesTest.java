@@ -11,6 +11,7 @@ import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Verdict;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -71,6 +72,23 @@ class GcAndPoolRulesTest {
         Finding f = new GcPressureRule().evaluate(CaseBuilder.in(dir, 10, 2).evidence());
         assertThat(f.verdict()).isEqualTo(Verdict.NOT_ASSESSED);
         assertThat(f.summary()).isEqualTo("not assessed: no series gc#pauseSumMs");
+    }
+
+    @Test
+    void waitsInsideAWriteStatementWithTheDatabasesLockFrameAreARowLock() {
+        var ev = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", flat(10, 20), "meanMs", flat(10, 400))
+                .table("db-waits", row("caller", "com.acme.orders.PlaceOrderService.nextNumber", "method", "executeUpdate",
+                        "kind", "monitor-wait", "events", 600, "waitMs", 48_000, "lockFrame", "org.h2.mvstore.tx.TransactionMap.lock",
+                        "stack", List.of("java.lang.Object.wait")),
+                        row("caller", "com.acme.orders.Catalog.find", "method", "executeQuery", "kind", "socket",
+                        "events", 10, "waitMs", 900, "lockFrame", null, "stack", List.of()))
+                .evidence();
+        Finding f = new DbRowLockRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("com.acme.orders.PlaceOrderService.nextNumber");
+        assertThat(f.summary()).isEqualTo("requests spend 60 % of their time blocked in executeUpdate called from"
+                + " com.acme.orders.PlaceOrderService.nextNumber (600 waits, 48 s), waiting in the database's lock code"
+                + " (org.h2.mvstore.tx.TransactionMap.lock).");
     }
 
     @Test

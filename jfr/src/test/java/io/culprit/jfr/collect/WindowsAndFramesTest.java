@@ -42,4 +42,14 @@ class WindowsAndFramesTest {
         assertThat(LockCollector.isLock("java.util.concurrent.locks.ReentrantLock$NonfairSync")).isTrue();
         assertThat(LockCollector.isLock("java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject")).isFalse();
     }
+
+    @Test
+    void aStatementExecutionIsFoundUnderTheDriversWaitAndItsPoolProxy() {
+        List<String> h2 = List.of("java.lang.Object.wait", "org.h2.mvstore.tx.Transaction.waitForThisToEnd:732",
+                "org.h2.mvstore.tx.TransactionMap.lock:329", "org.h2.command.dml.Update.update:70",
+                "org.h2.jdbc.JdbcPreparedStatement.executeUpdate:199", "com.zaxxer.hikari.pool.HikariProxyPreparedStatement.executeUpdate",
+                "com.acme.orders.PlaceOrderService.nextNumber:41");
+        assertThat(DbWaitCollector.statementFrame(h2)).isEqualTo(4);
+        assertThat(DbWaitCollector.statementFrame(List.of("java.net.SocketInputStream.read", "com.acme.Client.get:3"))).isEqualTo(-1);
+    }
 }
