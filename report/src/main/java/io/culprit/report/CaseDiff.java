@@ -17,7 +17,7 @@ import java.util.function.Function;
 /**
  * Before and after, the argument seeds 2 and 3 of CASES.md have to make in a ticket: the same
  * measures side by side, which problems the change resolved, which remain, which are new, and a
- * differential CPU flame graph (after's shape, coloured by how each frame's share moved).
+ * differential CPU flame graph (both profiles' shapes overlaid, coloured by how each frame's share moved).
  */
 public record CaseDiff(String before, String after, List<Metric> metrics, List<Change> resolved, List<Change> stillPresent,
                        List<Change> appeared, Report.Flame flame) {

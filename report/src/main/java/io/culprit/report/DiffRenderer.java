@@ -64,14 +64,15 @@ public final class DiffRenderer {
         htmlFindings(h, "still", "Still present", d.stillPresent());
         htmlFindings(h, "new", "New", d.appeared());
         if (d.flame() != null) {
-            h.append("<section id=\"flames\"><h2>Differential CPU flame graph <span class=\"hint\">(the after profile's shape;"
-                    + " red frames grew their share of samples, blue shrank; click to zoom, search to highlight)</span></h2>")
+            h.append("<section id=\"flames\"><h2>Differential CPU flame graph <span class=\"hint\">(before and after overlaid, each frame as wide"
+                    + " as its larger share of samples; red grew, blue shrank, deep blue is gone after; hover for both shares,"
+                    + " click to zoom, search to highlight)</span></h2>")
                     .append("<div class=\"flame\" id=\"flame-cpu-diff\" data-flame=\"0\"><div class=\"flame-bar\">")
                     .append("<input type=\"search\" placeholder=\"search frames (substring)\"><button type=\"button\" class=\"reset\">")
                     .append("reset zoom</button><span class=\"matched\"></span></div><div class=\"flame-box\"></div></div></section>\n");
         }
         if (d.flame() != null) {
-            // What a fix removed has no width in the after profile's shape: this table is where it shows.
+            // The same moves summed per frame name, with numbers: what a ticket quotes.
             h.append("<section id=\"movers\"><h2>CPU: frames whose share moved most</h2><table class=\"num\"><thead><tr>")
                     .append("<th>frame</th><th>before</th><th>after</th></tr></thead><tbody>\n");
             for (Map.Entry<String, double[]> e : FlameDelta.movers(d.flame().root(), 10).entrySet()) {

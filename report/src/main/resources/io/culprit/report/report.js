@@ -75,6 +75,10 @@
   function Flame(el, flame) {
     var box = el.querySelector('.flame-box'), input = el.querySelector('input'), matched = el.querySelector('.matched');
     var root = flame.root, zoom = root, ROW = 17, MIN = 0.002;
+    // Layout width: samples, or in a differential graph the wider of before and after (w), so
+    // frames the fix removed still show.
+    function wd(n) { return n.w !== undefined ? n.w : n.v; }
+    function share(s) { return (100 * s / root.v).toFixed(2) + '%'; }
     (function link(n, p) { n.p = p; (n.c || []).forEach(function (k) { link(k, n); }); })(root, null);
     el.culpritFlame = this;
     var self = this;
@@ -85,8 +89,8 @@
       d.style.left = (left * 100) + '%'; d.style.width = (width * 100) + '%'; d.style.top = (depth * ROW) + 'px';
       d.style.background = colour(n);
       d.textContent = n.n;
-      var pct = (100 * n.v / root.v).toFixed(2);
-      d.title = n.n + '\n' + n.v + ' samples (' + pct + '%)' + (n.b !== undefined ? ', before ' + n.b : '');
+      d.title = n.n + '\n' + (n.b === undefined ? n.v + ' samples (' + share(n.v) + ')'
+          : share(n.b) + ' of samples before, ' + share(n.v) + ' after (' + n.v + ' samples)');
       d.culpritNode = n;
       d.addEventListener('click', function () { self.zoomTo(n === zoom ? (n.p || root) : n); });
       box.appendChild(d);
@@ -99,12 +103,12 @@
       chain.forEach(function (n, i) { if (n !== zoom) frame(n, i, 0, 1, true); });
       var base = chain.length - 1, depth = base;
       (function walk(n, d, left) {
-        var width = n.v / zoom.v;
+        var width = wd(n) / wd(zoom);
         if (width < MIN) return;
         frame(n, d, left, width, false);
         depth = Math.max(depth, d);
         var x = left;
-        (n.c || []).forEach(function (k) { walk(k, d + 1, x); x += k.v / zoom.v; });
+        (n.c || []).forEach(function (k) { walk(k, d + 1, x); x += wd(k) / wd(zoom); });
       })(zoom, base, 0);
       box.style.height = ((depth + 1) * ROW + 2) + 'px';
       this.search(input.value);

@@ -142,6 +142,13 @@ class ReportBrowserIT {
         // PgStatement.executeQuery took 15 % before and 51 % after: drawn red (grew).
         WebElement grew = frames.stream().filter(e -> e.getText().equals("org.postgresql.jdbc.PgStatement.executeQuery")).findFirst().orElseThrow();
         assertThat(grew.getCssValue("background-color")).matches("rgba?\\((2[0-9]{2}), ([0-9]{1,3}), \\2.*");
+        // The converter rebuild took 68 % before and nothing after: still drawn, as wide as it was, in blue.
+        WebElement gone = frames.stream().filter(e -> e.getText().equals("com.example.config.MapperConfig.lambda$converters$0"))
+                .findFirst().orElseThrow();
+        double box = driver.findElement(By.cssSelector("#flame-cpu-diff .flame-box")).getRect().getWidth();
+        assertThat(gone.getRect().getWidth() / box).as("share of the graph's width").isGreaterThan(0.3);
+        assertThat(gone.getCssValue("background-color")).matches("rgba?\\(([0-9]{1,2}), ([0-9]{1,3}), (2[0-9]{2}).*");
+        assertThat(gone.getAttribute("title")).contains("before, 0.00% after");
         shot(OUT.resolve("diff.png"));
         ((JavascriptExecutor) driver).executeScript("document.getElementById('flames').scrollIntoView()");
         shot(OUT.resolve("diff-flame.png"));
@@ -158,6 +165,24 @@ class ReportBrowserIT {
         // Measured and printed for the record; the budget (2 s) is not a timed assertion on a shared CI box.
         System.out.printf("60 s case report: %,d bytes, drawn %.0f ms after navigation start%n", bytes, readyMs.doubleValue());
         assertThat(bytes).isLessThan(10L * 1024 * 1024);
+    }
+
+    /**
+     * The same figures for a recorded case, when one is named: {@code -Dreport.case=DIR} (e.g. a
+     * {@code culprit demo --duration 60} case). Its page is written under target/, not in the case.
+     */
+    @Test
+    void recordedCaseSizeAndOpenTime() throws Exception {
+        String dir = System.getProperty("report.case");
+        assumeTrue(dir != null && !dir.isBlank(), "name a recorded case with -Dreport.case=DIR to measure its page");
+        CaseFile cf = CaseFile.open(Path.of(dir));
+        Path page = HtmlReport.write(cf, cf.findings(), OUT.resolve("recorded.html"));
+        driver.get(page.toUri().toString());
+        Number readyMs = (Number) ((JavascriptExecutor) driver).executeScript("return culpritReport.readyMs");
+        assertNoErrorsNorRequests();
+        System.out.printf("recorded case %s report: %,d bytes, drawn %.0f ms after navigation start%n",
+                cf.dir().getFileName(), Files.size(page), readyMs.doubleValue());
+        assertThat(Files.size(page)).isLessThan(10L * 1024 * 1024);
     }
 
     private static void assertNoErrorsNorRequests() {

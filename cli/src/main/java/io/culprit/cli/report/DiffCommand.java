@@ -8,12 +8,9 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code culprit diff BEFORE AFTER}: the before/after table (p50/p90/p99, rps, GC count and
@@ -28,7 +25,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "diff", mixinStandardHelpOptions = true,
         description = "Compares two case files: before/after table, findings resolved or new, differential flame graph.")
-public final class DiffCommand implements Callable<Integer> {
+public final class DiffCommand extends CaseCommand {
     @Parameters(index = "0", paramLabel = "BEFORE_CASE", description = "the case file before the change")
     Path before;
 
@@ -41,33 +38,11 @@ public final class DiffCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "FILE", description = "write to FILE instead of stdout")
     Path out;
 
-    @Spec CommandSpec spec;
-
     @Override
-    public Integer call() {
-        // The command line's writers, not System.out: callers and tests redirect them.
-        PrintWriter stdout = spec.commandLine().getOut(), stderr = spec.commandLine().getErr();
-        try {
-            return run(stdout, stderr);
-        } finally {
-            stdout.flush();
-            stderr.flush();
-        }
-    }
-
-    private int run(PrintWriter stdout, PrintWriter stderr) {
-        if (!List.of("text", "md", "html", "json").contains(format)) {
-            stderr.println("culprit diff: unknown --format " + format + " (use text, md, html or json)");
-            return 2;
-        }
-        CaseFile b, a;
-        try {
-            b = CaseFile.open(before);
-            a = CaseFile.open(after);
-        } catch (IllegalArgumentException | UncheckedIOException e) {
-            stderr.println("culprit diff: " + e.getMessage());
-            return 2;
-        }
+    int run(PrintWriter stdout, PrintWriter stderr) {
+        if (!knownFormat(format, List.of("text", "md", "html", "json"), stderr)) return 2;
+        CaseFile b = open(before, stderr), a = b == null ? null : open(after, stderr);
+        if (a == null) return 2;
         try {
             CaseDiff d = CaseDiff.of(b, ReportCommand.findings(b), a, ReportCommand.findings(a));
             String text = switch (format) {
@@ -80,7 +55,7 @@ public final class DiffCommand implements Callable<Integer> {
             else stdout.println("diff: " + ReportCommand.write(out, text).toAbsolutePath().normalize());
             return 0;
         } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
-            stderr.println("culprit diff: " + e.getMessage());
+            stderr.println(name() + ": " + e.getMessage());
             return 1;
         }
     }

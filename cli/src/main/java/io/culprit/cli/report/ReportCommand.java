@@ -15,12 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code culprit report CASE_DIR}: the case as one self-contained HTML page (default, written to
@@ -35,7 +32,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = "Renders a case file as one self-contained HTML page (or Markdown, JSON).")
-public final class ReportCommand implements Callable<Integer> {
+public final class ReportCommand extends CaseCommand {
     @Parameters(index = "0", paramLabel = "CASE_DIR", description = "a case file directory (culprit diagnose, analyze)")
     Path caseDir;
 
@@ -48,38 +45,21 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--open", description = "open the HTML page in the desktop's browser")
     boolean open;
 
-    @Spec CommandSpec spec;
+    /** Where {@code --open} sends the page; tests give it a recording fake $BROWSER. */
+    Browser browser = Browser.system();
 
     @Override
-    public Integer call() {
-        // The command line's writers, not System.out: callers and tests redirect them.
-        PrintWriter stdout = spec.commandLine().getOut(), stderr = spec.commandLine().getErr();
-        try {
-            return run(stdout, stderr);
-        } finally {
-            stdout.flush();
-            stderr.flush();
-        }
-    }
-
-    private int run(PrintWriter stdout, PrintWriter stderr) {
-        if (!List.of("html", "md", "json").contains(format)) {
-            stderr.println("culprit report: unknown --format " + format + " (use html, md or json)");
-            return 2;
-        }
-        CaseFile cf;
-        try {
-            cf = CaseFile.open(caseDir);
-        } catch (IllegalArgumentException | UncheckedIOException e) {
-            stderr.println("culprit report: " + e.getMessage());
-            return 2;
-        }
+    int run(PrintWriter stdout, PrintWriter stderr) {
+        if (!knownFormat(format, List.of("html", "md", "json"), stderr)) return 2;
+        CaseFile cf = open(caseDir, stderr);
+        if (cf == null) return 2;
         Report report = ReportBuilder.build(cf, findings(cf));
         try {
             if (format.equals("html")) {
                 Path written = write(out != null ? out : cf.dir().resolve(HtmlReport.FILE_NAME), HtmlReport.render(report));
                 stdout.println("report: " + written.toAbsolutePath().normalize() + " (" + Files.size(written) / 1024 + " KB)");
-                if (open) return Browser.open(written, stderr);
+                // The page is written either way: a machine without a browser is not a failure.
+                if (open) browser.open(written, stderr);
                 return 0;
             }
             String text = format.equals("md") ? MarkdownReport.render(report) : JsonReport.render(report);
@@ -87,7 +67,7 @@ public final class ReportCommand implements Callable<Integer> {
             else stdout.println("report: " + write(out, text).toAbsolutePath().normalize());
             return 0;
         } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
-            stderr.println("culprit report: " + e.getMessage());
+            stderr.println(name() + ": " + e.getMessage());
             return 1;
         }
     }

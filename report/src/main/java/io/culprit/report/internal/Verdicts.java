@@ -1,5 +1,7 @@
 package io.culprit.report.internal;
 
+import io.culprit.diagnosis.Diagnosis;
+import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -7,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The causal chain as the diagnosis engine shows it, recomputed from {@code findings.json}
@@ -14,8 +17,12 @@ import java.util.Set;
  * step the most direct problem it explains, the best-ranked when several are.
  */
 public final class Verdicts {
-    /** Rules that measure effects, not mechanisms (docs/CASEFILE.md, Rule.symptom()). */
-    private static final Set<String> SYMPTOMS = Set.of("tail-latency", "request-errors", "pool-starvation");
+    /**
+     * Rules that measure effects, not mechanisms (docs/CASEFILE.md, Rule.symptom()): asked of the
+     * engine's rules rather than listed here, so the page and the terminal cannot disagree.
+     */
+    private static final Set<String> SYMPTOMS = Diagnosis.rules().stream().filter(Rule::symptom).map(Rule::id)
+            .collect(Collectors.toUnmodifiableSet());
 
     private Verdicts() { }
 
