@@ -1,6 +1,8 @@
 package io.culprit.jfr;
 
+import io.culprit.jfr.collect.AllocationCollector;
 import io.culprit.jfr.collect.ClassLoadingCollector;
+import io.culprit.jfr.collect.DbWaitCollector;
 import io.culprit.jfr.collect.EventCollector;
 import io.culprit.jfr.collect.ExceptionCollector;
 import io.culprit.jfr.collect.GcCollector;
