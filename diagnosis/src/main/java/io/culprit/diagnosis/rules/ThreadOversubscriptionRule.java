@@ -88,11 +88,15 @@ public final class ThreadOversubscriptionRule implements Rule {
             hottest = Math.max(hottest, core);
         }
         double cpu = ev.stats("cpu", "machineTotal").map(ColumnStats::mean).orElse(Double.NaN);
-        boolean many = busyThreads >= RUNNABLE_PER_CPU_WARN * cpus && cpu >= BUSY_CPU;
+        // Request threads beyond the requests in flight are not runnable at once: a pool rotating a few
+        // connections over many workers shows many threads "busy" on average without oversubscribing.
+        double inFlight = ev.stats("requests", "inFlight").map(ColumnStats::mean).orElse(Double.NaN);
+        boolean few = Double.isFinite(inFlight) && inFlight < RUNNABLE_PER_CPU_WARN * cpus;
+        boolean many = busyThreads >= RUNNABLE_PER_CPU_WARN * cpus && cpu >= BUSY_CPU && !few;
         String s = busyThreads + " threads busy (≥ " + Fmt.pct(BUSY_THREAD_CORE_SHARE) + " of a core each) on " + Fmt.num(cpus)
                 + " CPU(s), the hottest at " + Fmt.pct(hottest) + " of a core" + (Double.isFinite(cpu) ? ", machine CPU " + Fmt.pct(cpu) : "");
         Finding.Builder b = finding(many ? Severity.WARN : Severity.OK).evidence("tables/thread-cpu");
-        if (!many) return Optional.of(b.summary(s + ".").build());
+        if (!many) return Optional.of(b.summary(s + (few ? "; only " + Fmt.num(inFlight) + " requests in flight" : "") + ".").build());
         return Optional.of(b.score(0.2).culprit("thread pool sizing").summary(s + ": threads time-slice the cores.")
                 .explanation("Many threads each using a slice of a core, none hot, on a busy machine: they time-slice"
                         + " the CPUs and every request takes longer than its own work.")

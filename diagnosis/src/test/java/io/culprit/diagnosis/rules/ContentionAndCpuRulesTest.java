@@ -82,6 +82,18 @@ class ContentionAndCpuRulesTest {
     }
 
     @Test
+    void manyWorkersRotatingFewRequestsAreNotOversubscription() {
+        java.util.Map<String, Object>[] rows = new java.util.Map[13];
+        for (int i = 0; i < rows.length; i++) rows[i] = row("thread", "exec-" + i, "avgUser", 0.04, "avgSystem", 0.01);
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2).series("cpu", 1000, "machineTotal", flat(10, 0.95)).table("thread-cpu", rows);
+        assertThat(new ThreadOversubscriptionRule().evaluate(cb.evidence()).severity()).isEqualTo(Severity.WARN);
+        cb.series("requests", 1000, "rps", flat(10, 500), "inFlight", flat(10, 4));
+        Finding f = new ThreadOversubscriptionRule().evaluate(cb.evidence());
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).endsWith("; only 4 requests in flight.");
+    }
+
+    @Test
     void aMachineBusyWithOtherProcessesIsOnlyInfo() {
         var ev = CaseBuilder.in(dir, 10, 2).series("cpu", 1000, "machineTotal", flat(10, 0.97), "jvmUser", flat(10, 0.25),
                 "jvmSystem", flat(10, 0.05)).evidence();
