@@ -44,6 +44,7 @@ public final class LockContentionRule implements Rule {
         if (locks.isEmpty() || locks.get().isEmpty()) return false;
         Table t = locks.get();
         int top = topRow(t);
+        if (top < 0) return false;
         return Frames.inLookup(Evidence.stack(t, top, "ownerStack")) || Frames.inLookup(Evidence.stack(t, top, "waiterStack"));
     }
     @Override public String title() { return "Threads contend on a lock"; }
@@ -58,7 +59,7 @@ public final class LockContentionRule implements Rule {
     private static String second(Table t, int top, double requestMs) {
         int next = -1;
         for (int i = 0; i < t.rows().size(); i++) {
-            if (i != top && (next < 0 || t.number(i, "blockedMs") > t.number(next, "blockedMs"))) next = i;
+            if (i != top && !eventLoop(t, i) && (next < 0 || t.number(i, "blockedMs") > t.number(next, "blockedMs"))) next = i;
         }
         if (next < 0 || !(requestMs > 0) || !(t.number(next, "blockedMs") / requestMs >= SECOND_LOCK_SHARE)) return "";
         String at = Frames.callPath(Evidence.stack(t, next, "waiterStack"), 2);
@@ -67,9 +68,21 @@ public final class LockContentionRule implements Rule {
     }
 
     private static int topRow(Table t) {
-        int top = 0;
-        for (int i = 1; i < t.rows().size(); i++) if (t.number(i, "blockedMs") > t.number(top, "blockedMs")) top = i;
+        int top = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (eventLoop(t, i)) continue;
+            if (top < 0 || t.number(i, "blockedMs") > t.number(top, "blockedMs")) top = i;
+        }
         return top;
+    }
+
+    /**
+     * A selector thread blocked inside the JDK's selector (select() against a worker's wakeup()):
+     * the event loop's own handshake, which no request waits for.
+     */
+    static boolean eventLoop(Table t, int row) {
+        List<String> waiter = Evidence.stack(t, row, "waiterStack");
+        return !waiter.isEmpty() && waiter.get(0).startsWith("sun.nio.ch.") && waiter.get(0).contains("Selector");
     }
 
     @Override
@@ -79,10 +92,11 @@ public final class LockContentionRule implements Rule {
         Table t = locks.get();
         if (t.isEmpty()) return finding(Severity.OK).evidence("tables/locks").summary("no lock contention recorded.").build();
         int top = topRow(t);
+        if (top < 0) return finding(Severity.OK).evidence("tables/locks").summary("only the event loop's selector handshake blocked.").build();
         double blocked = 0;
         for (int i = 0; i < t.rows().size(); i++) {
             double ms = t.number(i, "blockedMs");
-            if (Double.isFinite(ms)) blocked += ms;
+            if (Double.isFinite(ms) && !eventLoop(t, i)) blocked += ms;
         }
         double requestMs = ev.requestTimeMs();
         double share = requestMs > 0 ? blocked / requestMs : Double.NaN;

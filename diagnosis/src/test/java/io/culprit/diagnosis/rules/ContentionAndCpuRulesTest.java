@@ -64,6 +64,16 @@ class ContentionAndCpuRulesTest {
     }
 
     @Test
+    void theSelectorsOwnWakeupHandshakeIsNotContention() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("locks", row("lockClass", "java.lang.Object", "kind", "monitor", "events", 300,
+                "blockedMs", 40_000, "waiterStack", List.of("sun.nio.ch.EPollSelectorImpl.clearInterrupt:262",
+                        "sun.nio.ch.SelectorImpl.select:141", "org.apache.tomcat.util.net.NioEndpoint$Poller.run:773"))).evidence();
+        Finding f = new LockContentionRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).isEqualTo("only the event loop's selector handshake blocked.");
+    }
+
+    @Test
     void withoutRequestTimingsBlockedThreadsOnAverageDecide() {
         var ev = CaseBuilder.in(dir, 10, 2).table("locks", row("lockClass", "x.Cache", "kind", "monitor", "events", 100,
                 "blockedMs", 25_000, "waiterStack", List.of("java.lang.Object.wait", "x.Cache.get:10"))).evidence();
