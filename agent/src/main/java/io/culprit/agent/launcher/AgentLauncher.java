@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.Enumeration;
+import java.util.List;
 import java.util.function.Predicate;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -20,7 +22,8 @@ import java.util.jar.JarFile;
  * The class named by Premain-Class and Agent-Class. JDK-only, no statics, no logging: this jar
  * sits on the application's class path, so it must stay tiny and carry nothing the application
  * could load by accident (see the OpenTelemetry javaagent). It extracts the two nested jars to a
- * private per-version cache, puts the bridge on the bootstrap class path, and starts the core
+ * private per-version cache (pruning old versions no JVM still uses, {@link StaleLibs}), puts the
+ * bridge on the bootstrap class path, and starts the core
  * in an isolated loader whose parent is the platform loader, so the application's libraries and
  * ours never meet.
  */
@@ -60,9 +63,13 @@ public final class AgentLauncher {
             // The CRCs come from the central directory: a content key without reading the jars.
             String version = String.valueOf(outer.getManifest().getMainAttributes().getValue("Implementation-Version"));
             String key = version + "-" + Long.toHexString(coreEntry.getCrc()) + Long.toHexString(bridgeEntry.getCrc());
-            Path dir = privateDir(Paths.get(System.getProperty("user.home"), ".culprit", "lib", key));
+            Path culprit = Paths.get(System.getProperty("user.home"), ".culprit");
+            Path dir = privateDir(culprit.resolve("lib").resolve(key));
             core = extract(outer, coreEntry, dir.resolve("core.jar"));
             bridge = extract(outer, bridgeEntry, dir.resolve("bootstrap.jar"));
+            long now = System.currentTimeMillis();
+            StaleLibs.markUsed(dir, now);
+            StaleLibs.prune(dir.getParent(), key, runDirs(culprit), now);
         }
         appendBridgeOnce(inst, bridge);
         URLClassLoader loader = new URLClassLoader("culprit", new URL[] {core.toUri().toURL()},
@@ -93,6 +100,17 @@ public final class AgentLauncher {
             }
         }
         return false;
+    }
+
+    /** Where live agents' run files are: the default, and this environment's override if any. */
+    private static List<Path> runDirs(Path culprit) {
+        List<Path> dirs = new ArrayList<>();
+        dirs.add(culprit.resolve("run"));
+        String env = System.getenv("CULPRIT_RUN_DIR");
+        if (env != null && !env.isEmpty()) {
+            dirs.add(Paths.get(env).toAbsolutePath());
+        }
+        return dirs;
     }
 
     private static JarEntry required(JarFile jar, String name) throws IOException {

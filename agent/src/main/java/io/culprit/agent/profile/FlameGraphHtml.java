@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * A self-contained HTML flame graph of collapsed stacks: one file, no network, click a frame to
- * zoom into it. Small on purpose: the agent carries no converter library; for richer views use
- * {@code --format jfr} and async-profiler's converter ({@code culprit analyze --flame}).
+ * zoom into it. Small on purpose, built from the same collapsed stacks as the text report; for
+ * richer views use {@code --format pprof}, or {@code --format jfr} and {@code culprit analyze --flame}.
  */
 final class FlameGraphHtml {
     private FlameGraphHtml() { }

@@ -43,12 +43,24 @@ final class Profile {
                 } else if (SAMPLE_EVENTS.contains(type)) {
                     String stack = stack(e.getStackTrace());
                     if (stack.isEmpty()) continue;
-                    p.collapsed.merge(stack, 1L, Long::sum);
-                    p.samples++;
+                    long n = weight(e);
+                    p.collapsed.merge(stack, n, Long::sum);
+                    p.samples += n;
                 }
             }
         }
         return p;
+    }
+
+    /**
+     * async-profiler batches wall-clock samples of an idle thread whose stack did not change into
+     * one event with a {@code samples} count (often 50-100 in one event); counting events would
+     * shrink idle threads against running ones. Its converter weights them the same way.
+     */
+    private static long weight(RecordedEvent e) {
+        if (!e.hasField("samples")) return 1;
+        Object n = e.getValue("samples");
+        return n instanceof Number ? Math.max(1, ((Number) n).longValue()) : 1;
     }
 
     /** Root first, frames joined by ';': the flame graph input format. */

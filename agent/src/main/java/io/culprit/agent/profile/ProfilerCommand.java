@@ -5,6 +5,7 @@ import io.culprit.agent.command.Command;
 import io.culprit.agent.command.CommandContext;
 import io.culprit.agent.command.CommandException;
 import io.culprit.agent.command.Flags;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -17,6 +18,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import one.convert.Arguments;
+import one.convert.JfrToPprof;
 
 /**
  * {@code profiler start|stop|status}: async-profiler inside the target. Always tells which engine
@@ -46,18 +49,21 @@ public final class ProfilerCommand implements Command {
     public String usage() {
         return String.join("\n",
                 "profiler start [--event cpu|wall|alloc|lock] [--interval N]",
-                "profiler stop [--format html|collapsed|jfr] [--file PATH]",
+                "profiler stop [--format html|collapsed|jfr|pprof] [--file PATH]",
                 "profiler status",
                 "",
                 "  --interval   cpu/wall: sampling period (10ms default, e.g. 1ms, 500us);",
                 "               alloc: bytes between samples (e.g. 512k); lock: minimum wait (e.g. 1ms)",
+                "  --format     html flame graph (default), collapsed stacks, the raw jfr recording,",
+                "               or pprof (gzipped protobuf: go tool pprof -http=: FILE)",
                 "  --file       where stop writes the profile (default ~/.culprit/profiles/<pid>-<time>.<ext>)",
                 "",
                 "examples:",
                 "  profiler start                      # CPU, 10 ms",
                 "  profiler start --event wall --interval 20ms",
                 "  profiler stop --format collapsed --file /tmp/cpu.collapsed",
-                "  profiler stop --format jfr          # then: culprit analyze <file>");
+                "  profiler stop --format jfr          # then: culprit analyze <file>",
+                "  profiler stop --format pprof --file /tmp/cpu.pb.gz");
     }
 
     @Override
@@ -151,11 +157,7 @@ public final class ProfilerCommand implements Command {
     private void stop(List<String> args, CommandContext ctx) throws Exception {
         Flags f = Flags.parse("profiler stop", args, "--format", "--file").atMostPositional(0);
         String format = f.value("--format") == null ? "html" : f.value("--format");
-        if (!FORMATS.contains(format)) throw new CommandException("profiler: unknown format '" + format + "', expected html, collapsed or jfr");
-        if (format.equals("pprof")) {
-            throw new CommandException("profiler: pprof is not built into the agent; stop with --format jfr, then: "
-                    + "culprit analyze FILE.jfr --pprof OUT.pb");
-        }
+        if (!FORMATS.contains(format)) throw new CommandException("profiler: unknown format '" + format + "', expected html, collapsed, jfr or pprof");
         AsyncProfilerLib lib = AsyncProfilerLib.locate();
         ProfilerState state = new ProfilerState(lib.workDir());
         if (!running(lib)) throw new CommandException("profiler: not running (profiler start first)");
@@ -171,10 +173,26 @@ public final class ProfilerCommand implements Command {
         switch (format) {
             case "jfr": Files.copy(state.recording, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING); break;
             case "collapsed": profile.writeCollapsed(out); break;
+            case "pprof": writePprof(state.recording, event, out); break;
             default: FlameGraphHtml.write(profile.collapsed, event + " profile, engine " + engine + ", " + profile.samples + " samples", out);
         }
         state.clear();
         report(ctx, event, engine, profile, format, out);
+    }
+
+    /**
+     * async-profiler's own converter, so pprof sees the same samples and frame names as its other
+     * outputs. It picks the event type from the flags (execution samples unless alloc or lock) and
+     * gzips when {@code output} ends in "gz", as {@code go tool pprof} and pprof's web UI expect.
+     * Class names dotted, as in culprit's other outputs (the converter's default is a/b/C).
+     */
+    private static void writePprof(Path recording, String event, Path out) throws IOException {
+        Arguments a = new Arguments();
+        a.output = "pb.gz";
+        a.dot = true;
+        a.alloc = "alloc".equals(event);
+        a.lock = "lock".equals(event);
+        JfrToPprof.convert(recording.toString(), out.toString(), a);
     }
 
     private static void report(CommandContext ctx, String event, String engine, Profile profile, String format, Path out) {
@@ -207,7 +225,7 @@ public final class ProfilerCommand implements Command {
     }
 
     private static Path defaultFile(AsyncProfilerLib lib, String format) {
-        String ext = format.equals("html") ? "html" : format.equals("jfr") ? "jfr" : "collapsed";
+        String ext = format.equals("pprof") ? "pb.gz" : format;
         String time = new SimpleDateFormat("yyyyMMdd-HHmmss", Locale.ROOT).format(new Date());
         return lib.workDir().resolve(ProcessHandle.current().pid() + "-" + time + "." + ext);
     }

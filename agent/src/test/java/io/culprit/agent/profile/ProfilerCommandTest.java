@@ -7,19 +7,15 @@ import io.culprit.agent.command.CommandException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** async-profiler in this JVM through the command, as the agent runs it. */
 class ProfilerCommandTest {
     final ProfilerCommand cmd = new ProfilerCommand();
-
-    @BeforeAll
-    static void library() throws Exception {
-    }
 
     @Test
     void cpuBurnerIsTheWidestFrameAndTheEngineIsReported(@TempDir Path dir) throws Exception {
@@ -42,24 +38,84 @@ class ProfilerCommandTest {
         assertThat(data.get("engine")).isEqualTo(expected);
         assertThat(stop.text()).contains("engine " + expected).contains(out.toString());
 
+        Map<String, Long> collapsed = new HashMap<>();
+        for (String line : Files.readAllLines(out)) {
+            int sp = line.lastIndexOf(' ');
+            collapsed.merge(line.substring(0, sp), Long.parseLong(line.substring(sp + 1)), Long::sum);
+        }
+        assertBurnerIsHottest(collapsed);
+        assertThat(stop.text()).contains("hottest frames").contains(BURNER);
+    }
+
+    @Test
+    void pprofIsGzippedProtobufThatPprofReadersSeeTheBurnerIn(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("cpu.pb.gz");
+        TestContext stop = new TestContext();
+        try (CpuBurner b = new CpuBurner()) {
+            Thread.sleep(500); // warm-up, as above
+            cmd.run(List.of("start", "--event", "cpu", "--interval", "5ms"), new TestContext());
+            Thread.sleep(1500);
+            cmd.run(List.of("stop", "--format", "pprof", "--file", out.toString()), stop);
+        }
+        assertThat(stop.text()).contains("pprof written to " + out);
+        PprofProfile pprof = PprofProfile.read(out);
+        assertThat(pprof.sampleType).isEqualTo("cpu/count");
+        // The same samples as the command's own reading of the recording (which skips stackless ones).
+        long reported = ((Number) ((Map<?, ?>) stop.data.get(0)).get("samples")).longValue();
+        assertThat(pprof.total).isGreaterThanOrEqualTo(reported).isLessThanOrEqualTo(reported + reported / 50 + 1);
+        assertBurnerIsHottest(pprof.collapsed);
+    }
+
+    @Test
+    void wallSamplesOfIdleThreadsCountAsOftenAsAsyncProfilersConverterCountsThem(@TempDir Path dir) throws Exception {
+        // async-profiler batches an idle thread's unchanged wall samples into one event with a count:
+        // the command's own totals (text, html, collapsed) must weigh them as its converter does.
+        Path out = dir.resolve("wall.pb.gz");
+        TestContext stop = new TestContext();
+        Thread sleeper = new Thread(ProfilerCommandTest::sleepInAKnownMethod, "sleeper");
+        sleeper.setDaemon(true);
+        sleeper.start();
+        try {
+            cmd.run(List.of("start", "--event", "wall", "--interval", "20ms"), new TestContext());
+            Thread.sleep(1000);
+            cmd.run(List.of("stop", "--format", "pprof", "--file", out.toString()), stop);
+        } finally {
+            sleeper.interrupt();
+        }
+        PprofProfile pprof = PprofProfile.read(out);
+        long reported = ((Number) ((Map<?, ?>) stop.data.get(0)).get("samples")).longValue();
+        assertThat(pprof.total).isGreaterThanOrEqualTo(reported).isLessThanOrEqualTo(reported + reported / 50 + 1);
+        assertThat(pprof.collapsed.keySet()).anyMatch(s -> s.contains("ProfilerCommandTest.sleepInAKnownMethod"));
+    }
+
+    private static void sleepInAKnownMethod() {
+        try {
+            Thread.sleep(60_000);
+        } catch (InterruptedException done) {
+            // the test is over
+        }
+    }
+
+    private static final String BURNER = CpuBurner.class.getName() + ".burnCpu";
+
+    /**
+     * The widest frame that does work itself: most samples on top of the stack, and a third or more of all
+     * samples under it (JIT, GC and test threads share the process's CPU on a busy machine).
+     */
+    private static void assertBurnerIsHottest(Map<String, Long> collapsed) {
         Map<String, Long> total = new HashMap<>();
         Map<String, Long> self = new HashMap<>();
         long samples = 0;
-        for (String line : Files.readAllLines(out)) {
-            int sp = line.lastIndexOf(' ');
-            long n = Long.parseLong(line.substring(sp + 1));
-            String[] frames = line.substring(0, sp).split(";");
+        for (Map.Entry<String, Long> e : collapsed.entrySet()) {
+            String[] frames = e.getKey().split(";");
+            long n = e.getValue();
             samples += n;
             self.merge(frames[frames.length - 1], n, Long::sum);
-            for (String f : new java.util.HashSet<>(List.of(frames))) total.merge(f, n, Long::sum);
+            for (String f : new HashSet<>(List.of(frames))) total.merge(f, n, Long::sum);
         }
-        String burner = CpuBurner.class.getName() + ".burnCpu";
-        // The widest frame that does work itself: most samples on top of the stack, and a third or more of
-        // all samples under it (JIT, GC and test threads share the process's CPU on a busy machine).
-        assertThat(total.getOrDefault(burner, 0L)).as("burner share of %s samples", samples).isGreaterThan(samples / 3);
+        assertThat(total.getOrDefault(BURNER, 0L)).as("burner share of %s samples", samples).isGreaterThan(samples / 3);
         String hottest = self.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
-        assertThat(hottest).isEqualTo(burner);
-        assertThat(stop.text()).contains("hottest frames").contains(burner);
+        assertThat(hottest).isEqualTo(BURNER);
     }
 
     @Test
@@ -88,6 +144,8 @@ class ProfilerCommandTest {
                 .isInstanceOf(CommandException.class).hasMessageContaining("unknown event 'cycles'");
         assertThatThrownBy(() -> cmd.run(List.of("start", "--interval", "fast"), new TestContext()))
                 .isInstanceOf(CommandException.class).hasMessageContaining("bad --interval");
+        assertThatThrownBy(() -> cmd.run(List.of("stop", "--format", "svg"), new TestContext()))
+                .isInstanceOf(CommandException.class).hasMessageContaining("unknown format 'svg', expected html, collapsed, jfr or pprof");
         assertThatThrownBy(() -> cmd.run(List.of("stop"), new TestContext()))
                 .isInstanceOf(CommandException.class).hasMessageContaining("not running");
         TestContext status = new TestContext();
