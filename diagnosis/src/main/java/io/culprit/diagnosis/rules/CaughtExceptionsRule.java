@@ -25,6 +25,11 @@ public final class CaughtExceptionsRule implements Rule {
      * in JMH measurements of Throwable construction; 15 µs is used to estimate the CPU share.
      */
     static final double COST_PER_THROW_US = 15;
+    /**
+     * Below ten per request, a problem only when it costs: a hundredth of the CPU. One expected
+     * exception per request that costs 0.2 % is a code smell, not why a service is slow.
+     */
+    static final double MIN_COST_SHARE = 0.01;
 
     @Override public String id() { return "caught-exceptions"; }
     @Override public String title() { return "Exceptions thrown and caught on the hot path"; }
@@ -47,9 +52,13 @@ public final class CaughtExceptionsRule implements Rule {
         if (top < 0) return b.summary("no caught exceptions recorded (" + t.rows().size() + " escaped types).").build();
         boolean perReq = ev.requestCount() > 0 || Double.isFinite(t.number(top, "perRequest"));
         double cpus = ev.cpus() > 0 ? ev.cpus() : 1;
-        double cpuShare = perSecond * COST_PER_THROW_US / 1e6 / cpus;
+        // Measured where the case has a cpu profile (stack filling on the stack), else estimated per throw.
+        double measured = ev.cpuShare(f -> f.contains("Throwable.fillInStackTrace"));
+        boolean profiled = Double.isFinite(measured) && ev.caseFile().profile("cpu.collapsed").toFile().isFile();
+        double cpuShare = profiled ? measured : perSecond * COST_PER_THROW_US / 1e6 / cpus;
         Severity sev = perReq
-                ? perRequest >= PER_REQUEST_CRITICAL ? Severity.CRITICAL : perRequest >= PER_REQUEST_WARN ? Severity.WARN : Severity.OK
+                ? perRequest >= PER_REQUEST_CRITICAL ? Severity.CRITICAL
+                        : perRequest >= PER_REQUEST_WARN ? (cpuShare >= MIN_COST_SHARE ? Severity.WARN : Severity.INFO) : Severity.OK
                 : perSecond >= PER_SECOND_WARN ? Severity.WARN : Severity.OK;
         String type = t.text(top, "type");
         String site = t.text(top, "site");
@@ -59,7 +68,8 @@ public final class CaughtExceptionsRule implements Rule {
         b.severity(sev).score(cpuShare).culprit(site).evidence("tables/exceptions#" + top)
                 .summary("exceptions thrown and " + (caught == null ? "probably " : "") + "caught: " + rate + "; top "
                         + Fmt.num(ev.perRequest(t, top)) + " " + type + " per request at " + site
-                        + " (≈" + Fmt.pct(cpuShare) + " of " + Fmt.num(cpus) + " CPU(s) filling stack traces).")
+                        + (profiled ? " (" + Fmt.pct(cpuShare) + " of CPU samples filling stack traces)."
+                        : " (≈" + Fmt.pct(cpuShare) + " of " + Fmt.num(cpus) + " CPU(s) filling stack traces)."))
                 .explanation("Each throw walks the stack to fill its trace; caught and ignored, it leaves no log line,"
                         + " only CPU burnt on every request. The throw site and its callers show who asks for it.")
                 .fix("Avoid the exceptional path: check before calling (class presence, property existence),"

@@ -69,6 +69,18 @@ class RequestPathRulesTest {
     }
 
     @Test
+    void oneCheapExceptionPerRequestIsMinorWhenTheProfileSaysSo() throws Exception {
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 300))
+                .table("exceptions", CaseBuilder.row("type", "com.acme.MissingInvoice", "site", "com.acme.Invoices.find:56", "count", 3000, "caught", true));
+        java.nio.file.Files.createDirectories(cb.caseFile().profile("x").getParent());
+        java.nio.file.Files.writeString(cb.caseFile().profile("cpu.collapsed"),
+                "com.acme.Invoices.find;java.lang.Throwable.fillInStackTrace 2\ncom.acme.Orders.list 998\n");
+        Finding f = new CaughtExceptionsRule().evaluate(cb.evidence());
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+        assertThat(f.summary()).endsWith("(0.2 % of CPU samples filling stack traces).");
+    }
+
+    @Test
     void escapedExceptionsAreNotHiddenCost() {
         var ev = CaseBuilder.in(dir, 10, 2).table("exceptions",
                 row("type", "java.io.IOException", "site", "a.B.c:1", "count", 5000, "perRequest", 5.0, "caught", false)).evidence();
