@@ -33,6 +33,17 @@ public final class CpuSaturationRule implements Rule {
      */
     @Override public boolean symptom() { return true; }
 
+    /**
+     * True when the machine is saturated mostly by other processes: this JVM's threads then wait
+     * for a core, which stretches every pause measured in wall time (time-to-safepoint above all).
+     */
+    public static boolean busyWithOthers(Evidence ev) {
+        double busy = ev.stats("cpu", "machineTotal").map(s -> s.quantile(0.9)).orElse(Double.NaN);
+        double jvm = ev.stats("cpu", "jvmUser").map(ColumnStats::mean).orElse(Double.NaN)
+                + ev.stats("cpu", "jvmSystem").map(ColumnStats::mean).orElse(0.0);
+        return busy >= WARN && Double.isFinite(jvm) && jvm < OTHERS_SHARE * busy;
+    }
+
     @Override
     public Finding evaluate(Evidence ev) {
         Optional<ColumnStats> machine = ev.stats("cpu", "machineTotal");

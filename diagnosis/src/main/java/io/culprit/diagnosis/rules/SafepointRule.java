@@ -36,6 +36,11 @@ public final class SafepointRule implements Rule {
         Finding.Builder b = finding(share >= SHARE_CRITICAL ? Severity.CRITICAL : share >= SHARE_WARN ? Severity.WARN : Severity.OK)
                 .evidence("series/safepoints#totalMs");
         if (share < SHARE_WARN) return b.summary(what + ".").build();
+        if (CpuSaturationRule.busyWithOthers(ev)) {
+            // Threads that wait for a core reach the safepoint late: the stop measures the machine, not this JVM.
+            return b.severity(Severity.INFO).summary(what + ", while other processes saturated the CPU (time-to-safepoint"
+                    + " stretches when threads wait for a core).").build();
+        }
         return b.score(share).culprit("non-GC safepoints")
                 .summary(what + ".")
                 .explanation("Non-GC safepoints stop every thread: deoptimization storms, class retransformation,"

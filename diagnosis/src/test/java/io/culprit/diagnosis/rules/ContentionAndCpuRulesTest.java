@@ -104,6 +104,16 @@ class ContentionAndCpuRulesTest {
     }
 
     @Test
+    void safepointsStretchedByOtherProcessesAreOnlyInfo() {
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2).series("safepoints", 1000, "totalMs", flat(10, 40));
+        assertThat(new SafepointRule().evaluate(cb.evidence()).severity()).isEqualTo(Severity.WARN);
+        cb.series("cpu", 1000, "machineTotal", flat(10, 0.99), "jvmUser", flat(10, 0.08), "jvmSystem", flat(10, 0.02));
+        Finding f = new SafepointRule().evaluate(cb.evidence());
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+        assertThat(f.summary()).contains("while other processes saturated the CPU");
+    }
+
+    @Test
     void aMachineBusyWithOtherProcessesIsOnlyInfo() {
         var ev = CaseBuilder.in(dir, 10, 2).series("cpu", 1000, "machineTotal", flat(10, 0.97), "jvmUser", flat(10, 0.25),
                 "jvmSystem", flat(10, 0.05)).evidence();
