@@ -20,15 +20,9 @@ public final class LoadJson {
     private LoadJson() { }
 
     public static Optional<Series> requests(Path caseDir) {
-        Path p = caseDir.resolve("load.json");
-        if (!Files.isRegularFile(p)) return Optional.empty();
-        JsonNode root;
-        try {
-            root = CaseFile.json().readTree(p.toFile());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + p + ": " + e.getMessage(), e);
-        }
-        if (!"culprit-load".equals(root.path("format").asText()) || root.path("version").asInt() > 1) return Optional.empty();
+        Optional<JsonNode> read = read(caseDir);
+        if (read.isEmpty()) return Optional.empty();
+        JsonNode root = read.get();
         long windowMs = root.path("plan").path("window_ms").asLong(15_000);
         Series.Builder b = Series.builder("requests", windowMs).unit("p50Ms", "ms").unit("p90Ms", "ms").unit("p99Ms", "ms")
                 .unit("maxMs", "ms").unit("meanMs", "ms");
@@ -46,6 +40,33 @@ public final class LoadJson {
             b.row(w.path("start_epoch_ms").asLong(), row);
         }
         return Optional.of(b.build());
+    }
+
+    /**
+     * Failed requests that the server answered with a 4xx status: the request was refused (wrong
+     * URL, missing entity, bad input), not the service failing under load. NaN without load.json.
+     */
+    public static double clientErrors(Path caseDir) {
+        Optional<JsonNode> root = read(caseDir);
+        if (root.isEmpty()) return Double.NaN;
+        double[] n = {0};
+        root.get().path("summary").path("status").fields().forEachRemaining(e -> {
+            if (e.getKey().startsWith("4")) n[0] += e.getValue().asDouble();
+        });
+        return n[0];
+    }
+
+    private static Optional<JsonNode> read(Path caseDir) {
+        Path p = caseDir.resolve("load.json");
+        if (!Files.isRegularFile(p)) return Optional.empty();
+        JsonNode root;
+        try {
+            root = CaseFile.json().readTree(p.toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + p + ": " + e.getMessage(), e);
+        }
+        if (!"culprit-load".equals(root.path("format").asText()) || root.path("version").asInt() > 1) return Optional.empty();
+        return Optional.of(root);
     }
 
     // null (closed-model target, empty window) is "not measured", never zero.

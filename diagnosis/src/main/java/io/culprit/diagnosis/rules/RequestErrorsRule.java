@@ -35,6 +35,12 @@ public final class RequestErrorsRule implements Rule {
         String what = Fmt.num(failed) + " of " + Fmt.num(total) + " requests failed (" + Fmt.pct(share) + ")";
         Finding.Builder b = finding(Severity.OK).evidence("series/requests#errors");
         if (!(share >= ERROR_SHARE_WARN)) return b.summary(what + ".").build();
+        double refused = io.culprit.diagnosis.internal.LoadJson.clientErrors(ev.caseFile().dir());
+        if (refused > 0 && (failed - refused) / total < ERROR_SHARE_WARN) {
+            // The load asked for something the service rightly refuses: a property of the test, not of the service.
+            return b.severity(Severity.INFO).summary(what + ", " + Fmt.num(refused) + " of them answered 4xx: the service refused"
+                    + " the requests (check the URL and body), it did not fail under load.").build();
+        }
         String site = escapedSite(ev);
         return b.severity(share >= ERROR_SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(Math.min(1, share))
                 .culprit(site)

@@ -102,6 +102,15 @@ class GcAndPoolRulesTest {
     }
 
     @Test
+    void aTailThatFadesByTheEndIsWarmUp() {
+        double[] p99 = {400, 380, 350, 300, 150, 120, 20, 15, 12};
+        var ev = CaseBuilder.in(dir, 9, 2).series("requests", 1000, "rps", flat(9, 100), "p50Ms", flat(9, 2), "p99Ms", p99).evidence();
+        Finding f = new TailLatencyRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).endsWith("the tail fades to 15.7 ms in the last third of the run (warm-up, not a steady tail).");
+    }
+
+    @Test
     void littlesLawRulesPoolSizeOut() {
         Finding f = new PoolSizeRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
         assertThat(f.severity()).isEqualTo(Severity.OK);

@@ -81,6 +81,17 @@ class RequestPathRulesTest {
     }
 
     @Test
+    void refusedRequestsAreAPropertyOfTheTestNotAFailureUnderLoad() throws Exception {
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 100), "errors", CaseBuilder.flat(10, 100));
+        java.nio.file.Files.writeString(cb.caseFile().dir().resolve("load.json"),
+                "{\"format\":\"culprit-load\",\"version\":1,\"summary\":{\"status\":{\"404\":1000}},\"windows\":[]}");
+        Finding f = new RequestErrorsRule().evaluate(cb.evidence());
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+        assertThat(f.summary()).isEqualTo("1,000 of 1,000 requests failed (100 %), 1,000 of them answered 4xx: the service refused"
+                + " the requests (check the URL and body), it did not fail under load.");
+    }
+
+    @Test
     void escapedExceptionsAreNotHiddenCost() {
         var ev = CaseBuilder.in(dir, 10, 2).table("exceptions",
                 row("type", "java.io.IOException", "site", "a.B.c:1", "count", 5000, "perRequest", 5.0, "caught", false)).evidence();
