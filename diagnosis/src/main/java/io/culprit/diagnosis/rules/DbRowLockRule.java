@@ -104,7 +104,8 @@ public final class DbRowLockRule implements Rule {
         }
         Finding.Builder b = finding(Severity.OK).evidence("tables/db-waits");
         double requestMs = ev.requestTimeMs();
-        double share = requestMs > 0 ? waitMs / requestMs : Double.NaN;
+        // Requests still in flight when measuring started or ended wait too: never more than all the time.
+        double share = requestMs > 0 ? Math.min(1, waitMs / requestMs) : Double.NaN;
         if (top < 0 || !(share >= SHARE_WARN)) {
             return b.summary("requests blocked in write statements for " + Fmt.ms(waitMs)
                     + (Double.isFinite(share) ? " (" + Fmt.pct(share) + " of request time)" : "") + ".").build();

@@ -99,7 +99,8 @@ public final class LockContentionRule implements Rule {
             if (Double.isFinite(ms) && !eventLoop(t, i)) blocked += ms;
         }
         double requestMs = ev.requestTimeMs();
-        double share = requestMs > 0 ? blocked / requestMs : Double.NaN;
+        // Blocked time of requests in flight at the edges of the run counts too: cap at all of it.
+        double share = requestMs > 0 ? Math.min(1, blocked / requestMs) : Double.NaN;
         double threads = blocked / (ev.observedSeconds() * 1000);
         Severity sev = Double.isFinite(share)
                 ? share >= SHARE_CRITICAL ? Severity.CRITICAL : share >= SHARE_WARN ? Severity.WARN : Severity.OK

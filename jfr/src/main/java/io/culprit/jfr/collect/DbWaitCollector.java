@@ -69,14 +69,24 @@ public final class DbWaitCollector implements EventCollector {
         if (r.lockFrame == null) r.lockFrame = lockFrame(stack, exec);
     }
 
-    /** Index of the innermost {@code *Statement.execute*} frame, or -1. */
+    /**
+     * Index of the outermost frame of the first run of {@code *Statement.execute*} frames, or -1:
+     * the API call the application made (a pool proxy's {@code executeUpdate}), not the driver's
+     * internal {@code executeUpdateInternal}.
+     */
     static int statementFrame(List<String> stack) {
+        int found = -1;
         for (int i = 0; i < stack.size(); i++) {
-            String m = Frames.method(stack.get(i));
-            int dot = m.lastIndexOf('.');
-            if (dot > 0 && m.substring(dot + 1).startsWith("execute") && m.substring(0, dot).contains("Statement")) return i;
+            if (isExecute(stack.get(i))) found = i;
+            else if (found >= 0) break;
         }
-        return -1;
+        return found;
+    }
+
+    private static boolean isExecute(String frame) {
+        String m = Frames.method(frame);
+        int dot = m.lastIndexOf('.');
+        return dot > 0 && m.substring(dot + 1).startsWith("execute") && m.substring(0, dot).contains("Statement");
     }
 
     private static String lockFrame(List<String> stack, int exec) {

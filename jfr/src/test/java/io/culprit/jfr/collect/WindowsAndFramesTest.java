@@ -47,9 +47,9 @@ class WindowsAndFramesTest {
     void aStatementExecutionIsFoundUnderTheDriversWaitAndItsPoolProxy() {
         List<String> h2 = List.of("java.lang.Object.wait", "org.h2.mvstore.tx.Transaction.waitForThisToEnd:732",
                 "org.h2.mvstore.tx.TransactionMap.lock:329", "org.h2.command.dml.Update.update:70",
-                "org.h2.jdbc.JdbcPreparedStatement.executeUpdate:199", "com.zaxxer.hikari.pool.HikariProxyPreparedStatement.executeUpdate",
+                "org.h2.jdbc.JdbcPreparedStatement.executeUpdateInternal:231", "org.h2.jdbc.JdbcPreparedStatement.executeUpdate:199", "com.zaxxer.hikari.pool.HikariProxyPreparedStatement.executeUpdate",
                 "com.acme.orders.PlaceOrderService.nextNumber:41");
-        assertThat(DbWaitCollector.statementFrame(h2)).isEqualTo(4);
+        assertThat(DbWaitCollector.statementFrame(h2)).as("the pool proxy's executeUpdate").isEqualTo(6);
         assertThat(DbWaitCollector.statementFrame(List.of("java.net.SocketInputStream.read", "com.acme.Client.get:3"))).isEqualTo(-1);
     }
 }
