@@ -1,8 +1,12 @@
 package io.culprit.lab;
 
+import com.sun.management.GcInfo;
 import io.culprit.lab.data.PoolMetrics;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
 import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -40,11 +44,16 @@ public class LabController {
     public Map<String, Object> stats() {
         long gcCount = 0;
         long gcMillis = 0;
+        GcInfo last = null;
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             // Count only stop-the-world collectors' time; JDK 21+ G1 also reports concurrent cycles.
             if (!gc.getName().contains("Concurrent")) {
                 gcCount += Math.max(0, gc.getCollectionCount());
                 gcMillis += Math.max(0, gc.getCollectionTime());
+                GcInfo info = gc instanceof com.sun.management.GarbageCollectorMXBean g ? g.getLastGcInfo() : null;
+                if (info != null && (last == null || info.getEndTime() > last.getEndTime())) {
+                    last = info;
+                }
             }
         }
         PoolMetrics.Snapshot p = pool.snapshot();
@@ -56,6 +65,21 @@ public class LabController {
                 "processCpuMs", cpuNanos / 1_000_000,
                 "gcCount", gcCount, "gcPauseMs", gcMillis,
                 "heapCommittedBytes", rt.totalMemory(), "heapMaxBytes", rt.maxMemory(),
+                "heapFreeRatioAfterGc", last == null ? -1.0 : freeRatio(last.getMemoryUsageAfterGc()),
                 "pool", p);
+    }
+
+    /** Free share of the committed heap right after a collection: G1 grows the heap while this is below MinHeapFreeRatio. */
+    private static double freeRatio(Map<String, MemoryUsage> pools) {
+        long used = 0;
+        long committed = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            MemoryUsage u = pool.getType() == MemoryType.HEAP ? pools.get(pool.getName()) : null;
+            if (u != null) {
+                used += u.getUsed();
+                committed += u.getCommitted();
+            }
+        }
+        return committed == 0 ? -1 : 1 - used / (double) committed;
     }
 }

@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -23,6 +24,12 @@ final class LabLoad {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
+
+    /**
+     * Each open connection costs the server heap (Tomcat's socket buffers, ~40 KB): unbounded, a
+     * lagging lab on a small heap (gc-pool-starvation) would die of its clients' connections.
+     */
+    static final int MAX_IN_FLIGHT = 100;
 
     private LabLoad() {
     }
@@ -111,11 +118,16 @@ final class LabLoad {
         return new Result(lat.size(), errors.get(), (System.nanoTime() - t0) / 1e9, List.copyOf(lat));
     }
 
-    /** {@code rate} requests per second for {@code duration}, sent on schedule whatever the answers. */
+    /**
+     * {@code rate} requests per second for {@code duration}, sent on schedule whatever the answers,
+     * with at most {@link #MAX_IN_FLIGHT} outstanding (as a load generator's connection limit):
+     * past that the schedule waits, and the wait counts in the latency.
+     */
     static Result open(HttpRequest req, int rate, Duration duration) {
         ConcurrentLinkedQueue<Long> lat = new ConcurrentLinkedQueue<>();
         AtomicLong errors = new AtomicLong();
         List<CompletableFuture<?>> inFlight = new ArrayList<>();
+        Semaphore slots = new Semaphore(MAX_IN_FLIGHT);
         long t0 = System.nanoTime();
         long n = rate * duration.toSeconds();
         for (long i = 0; i < n; i++) {
@@ -123,8 +135,10 @@ final class LabLoad {
             for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
                 LockSupport.parkNanos(wait);
             }
+            slots.acquireUninterruptibly();
             // Latency from the intended send time: queueing behind a pause counts.
             inFlight.add(HTTP.sendAsync(req, HttpResponse.BodyHandlers.discarding()).whenComplete((r, e) -> {
+                slots.release();
                 if (e != null || r.statusCode() >= 500) {
                     errors.incrementAndGet();
                 } else {

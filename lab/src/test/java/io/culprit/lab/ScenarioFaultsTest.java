@@ -169,29 +169,48 @@ class ScenarioFaultsTest {
     }
 
     @Test
-    void timerLockParksThreadsUnderHystrixTimer() throws Exception {
+    void timerLockParksThreadsOnTheSharedTimerLock() throws Exception {
         HttpRequest req = LabLoad.get(url("/api/products/4"));
         mode.set(Scenario.TIMER_LOCK, false);
         LabLoad.closed(req, 8, Duration.ofSeconds(2));
         long scheduledBefore = timerTasks();
         var faulty = Jfr.record(Map.of("jdk.ThreadPark", "PT0S"), () -> LabLoad.closed(req, 8, Duration.ofSeconds(4)));
         double listenersPerRequest = (timerTasks() - scheduledBefore) / (double) faulty.result().requests();
-        long faultyParks = faulty.events().stream()
-                .filter(e -> Jfr.hasFrame(e, "com.netflix.hystrix.util.HystrixTimer", "addTimerListener")).count();
         mode.set(Scenario.TIMER_LOCK, true);
         LabLoad.closed(req, 8, Duration.ofSeconds(2));
         long tasksBeforeFixed = timerTasks();
         var fixed = Jfr.record(Map.of("jdk.ThreadPark", "PT0S"), () -> LabLoad.closed(req, 8, Duration.ofSeconds(4)));
-        long fixedParks = fixed.events().stream()
+        long faultyParks = timerLockParks(faulty.events());
+        long fixedParks = timerLockParks(fixed.events());
+        long faultyUnderAdd = faulty.events().stream().filter(ScenarioFaultsTest::onTimerLock)
                 .filter(e -> Jfr.hasFrame(e, "com.netflix.hystrix.util.HystrixTimer", "addTimerListener")).count();
-        System.out.printf("timer-lock: timer listeners/request %.2f; parks under addTimerListener faulty %d, fixed %d;"
-                + " faulty %s; fixed %s%n", listenersPerRequest, faultyParks, fixedParks, faulty.result(), fixed.result());
+        System.out.printf("timer-lock: timer listeners/request %.2f; parks on the timer queue's lock faulty %d (%d under"
+                        + " addTimerListener), fixed %d; faulty %s; fixed %s%n",
+                listenersPerRequest, faultyParks, faultyUnderAdd, fixedParks, faulty.result(), fixed.result());
         assertThat(listenersPerRequest).isBetween(3.5, 4.5);
         assertThat(timerTasks()).isEqualTo(tasksBeforeFixed);
-        // How often a thread finds the timer lock taken depends on the machine (1 to 16 parks per
-        // 4 s measured on 2 cores), so parks are reported, not asserted; the fixed twin has none.
+        // On 2 cores a thread finds the lock taken only when its holder runs on the other core or
+        // was preempted holding it: rare (parks counted per 4 s window are in docs/LAB.md), but
+        // never zero under this concurrency, and impossible in the fixed twin.
+        assertThat(faultyParks).as("parks on HystrixTimer's queue lock").isGreaterThanOrEqualTo(1);
         assertThat(fixedParks).isZero();
         assertThat(fixed.result().throughput()).isGreaterThan(faulty.result().throughput() * 1.2);
+    }
+
+    private static long timerLockParks(List<RecordedEvent> parks) {
+        return parks.stream().filter(ScenarioFaultsTest::onTimerLock).count();
+    }
+
+    /**
+     * A park on the ReentrantLock of a ScheduledThreadPoolExecutor's queue (HystrixTimer's executor
+     * under load): contention, as opposed to the timer thread waiting on the queue's condition for
+     * the next task, which parks on a ConditionObject.
+     */
+    private static boolean onTimerLock(RecordedEvent park) {
+        var parked = park.getClass("parkedClass");
+        return parked != null && parked.getName().startsWith("java.util.concurrent.locks.ReentrantLock")
+                && park.getStackTrace() != null && park.getStackTrace().getFrames().stream().anyMatch(f ->
+                f.getMethod().getType().getName().equals("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue"));
     }
 
     /** Tasks ever scheduled on HystrixTimer's executor: one per registered timeout listener. */
@@ -254,40 +273,55 @@ class ScenarioFaultsTest {
     }
 
     @Test
-    void logStormWritesAStackTracePerRequest() throws Exception {
+    void logStormWritesAStackTracePerRequestAndCostsCpu() throws Exception {
         HttpRequest req = LabLoad.get(url("/api/orders/7/invoice"));
         Path log = Path.of("target/lab-test.log");
         mode.set(Scenario.LOG_STORM, false);
         double faultyBytes = logBytesPerRequest(req, log);
-        LabLoad.Result faulty = LabLoad.closed(req, 4, Duration.ofSeconds(3));
         mode.set(Scenario.LOG_STORM, true);
         double fixedBytes = logBytesPerRequest(req, log);
-        LabLoad.Result fixed = LabLoad.closed(req, 4, Duration.ofSeconds(3));
-        System.out.printf("log-storm: log bytes/request faulty %.0f, fixed %.0f; faulty %s; fixed %s%n",
-                faultyBytes, fixedBytes, faulty, fixed);
-        assertThat(faultyBytes).isGreaterThan(5_000);
+        // Twins alternate over two rounds and each total sums both, so a burst of load from
+        // elsewhere on the machine lands on both twins rather than on one.
+        long[] cpu = new long[2];
+        long[] requests = new long[2];
+        double[] seconds = new double[2];
+        for (int round = 0; round < 3; round++) {
+            for (int twin = 0; twin < 2; twin++) {
+                mode.set(Scenario.LOG_STORM, twin == 1);
+                long cpu0 = ServerCpu.nanos();
+                LabLoad.Result r = LabLoad.closed(req, 4, Duration.ofSeconds(2));
+                if (round == 0) {
+                    continue; // warm-up: both paths compiled before anything is compared
+                }
+                cpu[twin] += ServerCpu.nanos() - cpu0;
+                requests[twin] += r.requests();
+                seconds[twin] += r.seconds();
+                assertThat(r.errors()).isZero();
+            }
+        }
+        double faultyCpu = cpu[0] / 1e6 / requests[0];
+        double fixedCpu = cpu[1] / 1e6 / requests[1];
+        System.out.printf("log-storm: log bytes/request faulty %.0f, fixed %.0f; request-thread CPU/request faulty %.3f ms,"
+                        + " fixed %.3f ms (%.1fx); throughput faulty %.0f req/s, fixed %.0f req/s (%.1fx)%n",
+                faultyBytes, fixedBytes, faultyCpu, fixedCpu, faultyCpu / fixedCpu,
+                requests[0] / seconds[0], requests[1] / seconds[1], requests[1] / seconds[1] / (requests[0] / seconds[0]));
+        assertThat(faultyBytes).isGreaterThan(10_000);
         assertThat(fixedBytes).isLessThan(400);
-        // Throughput is reported, not asserted: the gap (1.3x-1.7x measured) depends on disk and CPU
-        // contention on the shared machine; the bytes of stack trace per request do not.
-        assertThat(faulty.errors() + fixed.errors()).isZero();
+        // CPU per request, not throughput, is asserted: on 2 shared cores throughput swings with
+        // other processes' load while the request threads' own CPU time does not. Measured
+        // 1.2-1.5x with the code still partly interpreted at load average 27-34; without the fault
+        // the twins run the same code and the ratio is ~1.
+        assertThat(faultyCpu).isGreaterThan(1.15 * fixedCpu);
     }
 
     private static double logBytesPerRequest(HttpRequest req, Path log) throws Exception {
+        LabLoad.once(req);
+        // The file appender writes synchronously: once a request has answered, its line is in the file.
         long before = Files.size(log);
         for (int i = 0; i < 20; i++) {
             LabLoad.once(req);
         }
-        // The async appender writes on its own thread: wait until the file stops growing.
-        long size = Files.size(log);
-        for (int i = 0; i < 50; i++) {
-            Thread.sleep(50);
-            long now = Files.size(log);
-            if (now == size) {
-                break;
-            }
-            size = now;
-        }
-        return (size - before) / 20.0;
+        return (Files.size(log) - before) / 20.0;
     }
 
     static double median(List<Double> values) {

@@ -2,19 +2,24 @@ package io.culprit.lab.orders;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Renders an order statement: fixed-layout text pages (66 lines of 132 columns, as a print
- * service expects) of the order, its lines and its customer's history.
+ * service expects) of the order, its lines and its customer's history. The last 480 rendered
+ * statements (~25 MB) stay in a re-print buffer, so a jammed print job is re-sent without rendering.
  *
  * <p>gc-pool-starvation (seed 2): rendering allocates ~170 KB per request and happens inside the
- * transaction, so the connection is held while the thread allocates. With a small heap that has
- * Xms &lt; Xmx, young collections come every few dozen requests; each pause freezes threads that
- * hold connections, and requests arriving meanwhile pile up as pool waiters. The code is the same
- * in the fixed twin: only the JVM's heap flags change (see scenarios/gc-pool-starvation.json).
+ * transaction, so the connection is held while the thread allocates. The buffer makes the live set
+ * ~53 MB; on a small heap that has Xms &lt; Xmx (-Xms16m -Xmx64m) the heap is ~83 % full after
+ * every collection, so G1 collects a young generation of a few MB back to back, with mixed and
+ * concurrent cycles in between. Each pause freezes threads that hold connections, and requests
+ * arriving meanwhile pile up as pool waiters. The code is the same in the fixed twin: only the
+ * JVM's heap flags change (see scenarios/gc-pool-starvation.json).
  */
 @Service
 public class StatementService {
@@ -24,9 +29,13 @@ public class StatementService {
     static final int COLUMNS = 132;
 
     private final Orders orders;
+    /** The re-print buffer: the last N rendered statements (a ring). */
+    private final byte[][] reprints;
+    private final AtomicLong rendered = new AtomicLong();
 
-    public StatementService(Orders orders) {
+    public StatementService(Orders orders, @Value("${lab.reprint-buffer:480}") int reprintBuffer) {
         this.orders = orders;
+        this.reprints = new byte[Math.max(1, reprintBuffer)][];
     }
 
     @Transactional(readOnly = true)
@@ -49,6 +58,7 @@ public class StatementService {
         byte[] bytes = doc.toString().getBytes(StandardCharsets.UTF_8);
         CRC32 crc = new CRC32();
         crc.update(bytes);
+        reprints[(int) (rendered.getAndIncrement() % reprints.length)] = bytes;
         return new Statement(orderId, PAGES, bytes.length, Long.toHexString(crc.getValue()));
     }
 
