@@ -44,9 +44,29 @@ public final class AllocationCollector implements EventCollector {
         s.bytes += weight;
         s.samples++;
         RecordedClass c = e.getValue("objectClass");
-        s.classes.computeIfAbsent(c == null ? "?" : c.getName(), k -> new long[1])[0] += weight;
+        s.classes.computeIfAbsent(c == null ? "?" : javaName(c.getName()), k -> new long[1])[0] += weight;
         s.stacks.add(stack);
         totalBytes += weight;
+    }
+
+    /** JFR names arrays by descriptor ({@code [B}, {@code [Ljava.lang.String;}): print them as Java does. */
+    static String javaName(String name) {
+        int dims = 0;
+        while (dims < name.length() && name.charAt(dims) == '[') dims++;
+        if (dims == 0) return name;
+        String elem = name.substring(dims);
+        switch (elem) {
+            case "B": elem = "byte"; break;
+            case "C": elem = "char"; break;
+            case "I": elem = "int"; break;
+            case "J": elem = "long"; break;
+            case "S": elem = "short"; break;
+            case "Z": elem = "boolean"; break;
+            case "F": elem = "float"; break;
+            case "D": elem = "double"; break;
+            default: elem = elem.startsWith("L") && elem.endsWith(";") ? elem.substring(1, elem.length() - 1) : elem;
+        }
+        return elem + "[]".repeat(dims);
     }
 
     @Override

@@ -52,4 +52,11 @@ class WindowsAndFramesTest {
         assertThat(DbWaitCollector.statementFrame(h2)).as("the pool proxy's executeUpdate").isEqualTo(6);
         assertThat(DbWaitCollector.statementFrame(List.of("java.net.SocketInputStream.read", "com.acme.Client.get:3"))).isEqualTo(-1);
     }
+
+    @Test
+    void arrayClassesAreNamedAsJavaNamesThem() {
+        assertThat(AllocationCollector.javaName("[B")).isEqualTo("byte[]");
+        assertThat(AllocationCollector.javaName("[[Ljava.lang.String;")).isEqualTo("java.lang.String[][]");
+        assertThat(AllocationCollector.javaName("java.lang.String")).isEqualTo("java.lang.String");
+    }
 }
