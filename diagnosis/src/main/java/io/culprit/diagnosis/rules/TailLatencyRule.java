@@ -52,6 +52,12 @@ public final class TailLatencyRule implements Rule {
             return b.summary(what + ": P99 in a quarter of the windows reaches " + Fmt.ms(recurring) + ", "
                     + Fmt.times(ratio) + " the median" + (recurring < TAIL_MIN_MS ? " and under " + Fmt.ms(TAIL_MIN_MS) : "") + ".").build();
         }
+        if (CpuSaturationRule.busyWithOthers(ev)) {
+            // This JVM waited for cores that other processes held (a load generator on the same host, a
+            // neighbour): the tail measures the machine, and no finding about this service can explain it.
+            return b.severity(Severity.INFO).summary(what + ": P99 in a quarter of the windows reaches " + Fmt.ms(recurring)
+                    + ", " + Fmt.times(ratio) + " the median, while other processes saturated the CPU.").build();
+        }
         Severity sev = recurring >= TAIL_CRITICAL_MS ? Severity.CRITICAL : Severity.WARN;
         return b.severity(sev).score(0.2)
                 .summary(what + ": P99 in a quarter of the windows reaches " + Fmt.ms(recurring) + ", " + Fmt.times(ratio)

@@ -111,6 +111,15 @@ class GcAndPoolRulesTest {
     }
 
     @Test
+    void aTailWhileOtherProcessesHoldTheCpuIsOnlyInfo() {
+        var ev = CaseBuilder.in(dir, 9, 2).series("requests", 1000, "rps", flat(9, 100), "p50Ms", flat(9, 15), "p99Ms", flat(9, 600))
+                .series("cpu", 1000, "machineTotal", flat(9, 1.0), "jvmUser", flat(9, 0.12), "jvmSystem", flat(9, 0.03)).evidence();
+        Finding f = new TailLatencyRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+        assertThat(f.summary()).endsWith("while other processes saturated the CPU.");
+    }
+
+    @Test
     void littlesLawRulesPoolSizeOut() {
         Finding f = new PoolSizeRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
         assertThat(f.severity()).isEqualTo(Severity.OK);
