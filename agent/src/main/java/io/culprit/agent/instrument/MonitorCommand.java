@@ -5,7 +5,6 @@ import io.culprit.agent.command.CommandContext;
 import io.culprit.agent.command.CommandException;
 import io.culprit.agent.instrument.internal.Args;
 import io.culprit.agent.instrument.internal.Dispatcher;
-import io.culprit.agent.instrument.internal.OverheadBreaker;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -31,7 +30,7 @@ public final class MonitorCommand implements Command {
 
     @Override
     public String usage() {
-        return "monitor CLASS METHOD [-c SECONDS] [-n INTERVALS] [--include-jdk] [--budget EVENTS_PER_S]\n"
+        return "monitor CLASS METHOD [-c SECONDS] [-n INTERVALS] [--include-jdk] [--budget EVENTS_PER_S] [--cpu-budget PERCENT]\n"
                 + "  monitor com.acme.OrderService placeOrder -c 5\n"
                 + "  monitor 'com.acme.*Repository' 'find*' -c 10 -n 6\n"
                 + "Columns: total, success, fail, fail-rate, avg/p50/p99/max in ms. Ctrl-C prints the last partial interval.";
@@ -39,17 +38,16 @@ public final class MonitorCommand implements Command {
 
     @Override
     public void run(List<String> words, CommandContext ctx) throws Exception {
-        Args args = Args.parse(words, Set.of("--include-jdk"), Set.of("-c", "-n", "--budget"));
+        Args args = Args.parse(words, Set.of("--include-jdk"), CommandRun.options(false, "-c", "-n"));
         if (args.positional().size() != 2) {
             throw new CommandException("usage: monitor CLASS METHOD [-c SECONDS] [-n INTERVALS]");
         }
         long seconds = args.number("-c", 60, 1, 86_400);
         int intervals = (int) args.number("-n", Integer.MAX_VALUE, 1, Integer.MAX_VALUE);
-        long budget = args.number("--budget", OverheadBreaker.DEFAULT_BUDGET, 1, Long.MAX_VALUE);
         List<MethodTarget> targets = TargetResolver.resolve(ctx.instrumentation(), args.positional().get(0),
                 args.positional().get(1), args.has("--include-jdk"), true);
 
-        CommandRun run = new CommandRun(ctx, "monitor", intervals, budget);
+        CommandRun run = CommandRun.of(ctx, "monitor", args, intervals, false);
         List<Integer> ids = new ArrayList<>();
         MonitorListener listener = register(run, targets, ids);
         Plan plan = new Plan(false, null);
@@ -58,6 +56,12 @@ public final class MonitorCommand implements Command {
         }
         Installation installation = Instrumenter.install(ctx.instrumentation(), plan, ids);
         run.installed(installation);
+        CommandRun closed = Calibration.closedRun(ctx);
+        run.eventCost(Calibration.perEvent(id -> {
+            MonitorListener throwaway = new MonitorListener(closed, id, id);
+            throwaway.add(id, targets.get(0));
+            return throwaway;
+        }, false, 1));
         ctx.println(String.format("Press Ctrl-C to abort. Affect(class count: %d, method count: %d), every %d s",
                 installation.classCount(), targets.size(), seconds) + installation.note());
         try {

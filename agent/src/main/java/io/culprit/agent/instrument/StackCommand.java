@@ -6,7 +6,6 @@ import io.culprit.agent.command.CommandException;
 import io.culprit.agent.instrument.expr.Expression;
 import io.culprit.agent.instrument.expr.ExpressionException;
 import io.culprit.agent.instrument.internal.Args;
-import io.culprit.agent.instrument.internal.OverheadBreaker;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -40,14 +39,13 @@ public final class StackCommand implements Command {
 
     @Override
     public void run(List<String> words, CommandContext ctx) throws Exception {
-        Args args = Args.parse(words, Set.of("--include-jdk"), Set.of("-n", "-c", "--budget"));
+        Args args = Args.parse(words, Set.of("--include-jdk"), CommandRun.options(false, "-n", "-c"));
         List<String> pos = args.positional();
         if (pos.size() < 2 || pos.size() > 3) {
             throw new CommandException("usage: stack CLASS METHOD [CONDITION] [-n N]");
         }
         int limit = (int) args.number("-n", 100, 1, Integer.MAX_VALUE);
         long every = args.number("-c", 0, 0, 86_400);
-        long budget = args.number("--budget", OverheadBreaker.DEFAULT_BUDGET, 1, Long.MAX_VALUE);
         Expression condition = null;
         if (pos.size() == 3) {
             try {
@@ -59,11 +57,13 @@ public final class StackCommand implements Command {
         List<MethodTarget> targets = TargetResolver.resolve(ctx.instrumentation(), pos.get(0), pos.get(1),
                 args.has("--include-jdk"), condition == null);
 
-        CommandRun run = new CommandRun(ctx, "stack", limit, budget);
+        CommandRun run = CommandRun.of(ctx, "stack", args, limit, false);
         StackListener listener = new StackListener(run, condition);
         // Only a condition needs arguments; without one the lean advice keeps the hot path allocation-free.
         Plan plan = new Plan(condition != null, null);
         run.weave(plan, listener, targets, listener.targets);
+        CommandRun closed = Calibration.closedRun(ctx);
+        run.eventCost(Calibration.perEvent(id -> new StackListener(closed, null), condition != null, 1));
         try {
             run.loop(TimeUnit.SECONDS.toNanos(every), () -> report(run, listener));
         } finally {

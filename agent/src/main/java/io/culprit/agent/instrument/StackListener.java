@@ -37,35 +37,42 @@ final class StackListener extends Listener {
     }
 
     private void record(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
-        long took = System.nanoTime() - start;
+        long now = System.nanoTime();
         run.events.increment();
-        MethodTarget t = targets.get(id);
-        if (condition != null) {
-            Env env = new Env();
-            env.params = args;
-            env.target = self;
-            env.returnObj = returned;
-            env.throwExp = thrown;
-            env.costMs = took / 1e6;
-            env.clazz = t.type;
-            env.method = t.method.name;
-            try {
-                if (!condition.test(env)) {
+        if (!run.admits()) {
+            return;  // -n reached: nothing more to do for this call
+        }
+        try {
+            MethodTarget t = targets.get(id);
+            if (condition != null) {
+                Env env = new Env();
+                env.params = args;
+                env.target = self;
+                env.returnObj = returned;
+                env.throwExp = thrown;
+                env.costMs = (now - start) / 1e6;
+                env.clazz = t.type;
+                env.method = t.method.name;
+                try {
+                    if (!condition.test(env)) {
+                        return;
+                    }
+                } catch (EvalException e) {
                     return;
                 }
-            } catch (EvalException e) {
+            }
+            if (!run.claim()) {
                 return;
             }
+            String path = StackWalker.getInstance().walk(frames -> frames
+                    .dropWhile(f -> !(f.getClassName().equals(t.type.getName()) && f.getMethodName().equals(t.method.name)))
+                    .limit(MAX_FRAMES)
+                    .map(f -> f.getClassName() + "." + f.getMethodName() + "(" + f.getFileName() + ":" + f.getLineNumber() + ")")
+                    .collect(Collectors.joining("\n")));
+            paths.computeIfAbsent(path, k -> new LongAdder()).increment();
+            run.done();
+        } finally {
+            run.workNanos.add(System.nanoTime() - now);  // the agent's own time, for the CPU budget
         }
-        if (!run.claim()) {
-            return;
-        }
-        String path = StackWalker.getInstance().walk(frames -> frames
-                .dropWhile(f -> !(f.getClassName().equals(t.type.getName()) && f.getMethodName().equals(t.method.name)))
-                .limit(MAX_FRAMES)
-                .map(f -> f.getClassName() + "." + f.getMethodName() + "(" + f.getFileName() + ":" + f.getLineNumber() + ")")
-                .collect(Collectors.joining("\n")));
-        paths.computeIfAbsent(path, k -> new LongAdder()).increment();
-        run.done();
     }
 }

@@ -8,7 +8,6 @@ import io.culprit.agent.instrument.expr.ExpressionException;
 import io.culprit.agent.instrument.internal.Args;
 import io.culprit.agent.instrument.internal.CallGraph;
 import io.culprit.agent.instrument.internal.OverheadBreaker;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -27,25 +26,29 @@ public final class TraceCommand implements Command {
 
     @Override
     public String usage() {
-        return "trace CLASS METHOD [CONDITION] [-n N] [--depth D] [--skip-jdk] [--include-jdk] [--budget EVENTS_PER_S]\n"
+        return "trace CLASS METHOD [CONDITION] [-n N] [--depth D] [--skip-jdk] [--include-jdk] [--rate R]\n"
+                + "      [--budget EVENTS_PER_S] [--cpu-budget PERCENT]\n"
                 + "  trace org.springframework.web.servlet.DispatcherServlet doDispatch\n"
                 + "  trace com.acme.OrderService placeOrder '#cost > 200' -n 3\n"
                 + "  trace com.acme.OrderService placeOrder --depth 3 --skip-jdk\n"
                 + "Times exclude the tool's own measured cost per call (tool_cost). --depth 1 (default) times the\n"
                 + "method's own calls; each extra level also times the calls made inside those callees.\n"
-                + "The condition sees #cost (ms) and throwExp.";
+                + "The condition sees #cost (ms) and throwExp. With -n up to 1024, the first N matching invocations are\n"
+                + "printed; a larger -n is a stream of at most --rate per second (default " + CommandRun.DEFAULT_RATE
+                + "), the rest counted as skipped.\n"
+                + "The command stops itself above --budget events/s (default " + OverheadBreaker.DEFAULT_BUDGET
+                + ") or when it costs more than --cpu-budget % of the process's CPU (default " + OverheadBreaker.DEFAULT_CPU_BUDGET + ").";
     }
 
     @Override
     public void run(List<String> words, CommandContext ctx) throws Exception {
-        Args args = Args.parse(words, Set.of("--skip-jdk", "--include-jdk"), Set.of("-n", "--depth", "--budget"));
+        Args args = Args.parse(words, Set.of("--skip-jdk", "--include-jdk"), CommandRun.options(true, "-n", "--depth"));
         List<String> pos = args.positional();
         if (pos.size() < 2 || pos.size() > 3) {
             throw new CommandException("usage: trace CLASS METHOD [CONDITION] [-n N] [--depth D] [--skip-jdk]");
         }
         int limit = (int) args.number("-n", 100, 1, Integer.MAX_VALUE);
         int depth = (int) args.number("--depth", 1, 1, 10);
-        long budget = args.number("--budget", OverheadBreaker.DEFAULT_BUDGET, 1, Long.MAX_VALUE);
         Expression condition = null;
         if (pos.size() == 3) {
             try {
@@ -58,7 +61,7 @@ public final class TraceCommand implements Command {
         List<MethodTarget> roots = TargetResolver.resolve(ctx.instrumentation(), pos.get(0), pos.get(1), includeJdk, true);
         List<MethodTarget> woven = new CallGraph(ctx.instrumentation(), includeJdk).expand(roots, depth);
 
-        CommandRun run = new CommandRun(ctx, "trace", limit, budget);
+        CommandRun run = CommandRun.of(ctx, "trace", args, limit, true);
         TraceListener listener = new TraceListener(run, condition, args.has("--skip-jdk"));
         Plan plan = new Plan(false, listener);
         for (MethodTarget r : roots) {
@@ -73,11 +76,13 @@ public final class TraceCommand implements Command {
         Installation installation = Instrumenter.install(ctx.instrumentation(), plan, ids);
         run.installed(installation);
         calibrate(listener, calibrationSite);
+        // A pair (beforeCall + afterCall, or a root's enter + exit) counts as one event.
+        run.eventCost(listener.pairCostNanos);
         run.events.reset();
         ctx.println(String.format("Press Ctrl-C to abort. Affect(class count: %d, method count: %d), depth %d,"
                 + " tool cost %.0f ns per timed call (subtracted)",
                 installation.classCount(), plan.methodCount(), depth, listener.pairCostNanos) + installation.note());
-        run.loop(0, () -> { });
+        run.loop(0, () -> { }, listener::render);
     }
 
     /** Times the real path (Bridge → dispatcher → listener) on this thread, which never runs a root. */

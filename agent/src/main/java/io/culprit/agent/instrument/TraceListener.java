@@ -5,9 +5,11 @@ import io.culprit.agent.instrument.expr.Env;
 import io.culprit.agent.instrument.expr.Expression;
 import io.culprit.agent.instrument.internal.Dispatcher;
 import io.culprit.bootstrap.Bridge;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -32,27 +34,39 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
         }
     }
 
+    /** Trees kept per thread for reuse; beyond this many in flight, a tree is used once. */
+    private static final int MAX_TREES = 16;
+    private static final int FLUSH = 1024;
+
     /**
-     * One thread's trace. Trees are kept per root and reset for reuse (rendering is synchronous,
-     * on this thread), so a traced invocation allocates nothing once its call sites were seen.
+     * One thread's trace. Trees are kept per root and reset for reuse once the command thread
+     * rendered them, so a traced invocation allocates nothing once its call sites were seen.
      */
     private static final class State {
         int depth;
+        /** Events not yet added to the run's counter: one shared add per root, not per call site. */
+        long events;
         final List<TraceNode> stack = new ArrayList<>();
         final List<TraceNode> trees = new ArrayList<>(2);
         final Env env = new Env();
         TraceNode root;
 
+        /**
+         * A zeroed tree for root {@code id}: a reused one unless all of this root's trees are
+         * still waiting to be rendered by the command thread (then a new one, kept for reuse).
+         */
         TraceNode tree(int id) {
             for (int i = 0; i < trees.size(); i++) {
                 TraceNode t = trees.get(i);
-                if (t.site == id) {
+                if (t.site == id && !t.inFlight) {
                     t.reset();
                     return t;
                 }
             }
             TraceNode t = new TraceNode(id);
-            trees.add(t);
+            if (trees.size() < MAX_TREES) {
+                trees.add(t);
+            }
             return t;
         }
     }
@@ -65,12 +79,15 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
     final Map<Integer, MethodTarget> roots = new ConcurrentHashMap<>();
     final List<Integer> ids = new ArrayList<>();
     /**
-     * Each thread's trace state, created on its first root invocation. Not a ThreadLocal: reset
-     * can strike mid-invocation (always, under load), and a value of an agent class stranded in
-     * an application thread's ThreadLocalMap pins the detached agent's whole class loader. This
-     * map goes away with the listener.
+     * Each thread's trace state, created on its first root invocation. The thread's own map holds
+     * only JDK objects (the ThreadLocal and a WeakReference): reset can strike mid-invocation
+     * (always, under load), and a value of an agent class stranded in an application thread's
+     * ThreadLocalMap would pin the detached agent's whole class loader. {@link #states} keeps
+     * the states alive while this listener lives. (A map keyed by Thread costs an identity hash
+     * per event, a slow runtime call once the Thread's monitor is inflated.)
      */
-    private final ConcurrentHashMap<Thread, State> state = new ConcurrentHashMap<>();
+    private final ThreadLocal<WeakReference<State>> local = new ThreadLocal<>();
+    private final Set<State> states = ConcurrentHashMap.newKeySet();
     /** The tool's own cost per call-site pair, measured before install; subtracted when rendering. */
     volatile double pairCostNanos;
 
@@ -105,13 +122,18 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
         });
     }
 
+    private State current() {
+        WeakReference<State> ref = local.get();
+        return ref == null ? null : ref.get();
+    }
+
     @Override
     public long enter(int id) {
-        Thread thread = Thread.currentThread();
-        State st = state.get(thread);
+        State st = current();
         if (st == null) {
             st = new State();
-            state.put(thread, st);
+            states.add(st);
+            local.set(new WeakReference<>(st));
         }
         long now = System.nanoTime();
         if (st.depth++ == 0) {
@@ -127,7 +149,7 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
     public void exit(int id, long start, Throwable thrown) {
         long now = System.nanoTime();
         Thread thread = Thread.currentThread();
-        State st = state.get(thread);
+        State st = current();
         if (st == null || st.depth == 0 || --st.depth > 0) {
             return;  // not ours, or a recursive call of the root inside the root
         }
@@ -138,11 +160,14 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
         TraceNode root = st.root;
         st.root = null;
         root.finish(now, thrown != null);
-        run.events.increment();
-        double costMs = root.totalNanos / 1e6;
+        run.events.add(st.events + 1);
+        st.events = 0;
+        if (!run.admits()) {
+            return;  // the client is behind or -n is reached: nothing more to do for this call
+        }
         if (condition != null) {
             Env env = st.env;
-            env.costMs = costMs;
+            env.costMs = root.totalNanos / 1e6;
             env.throwExp = thrown;
             env.clazz = null;  // the condition sees #cost and throwExp (lean advice: no arguments)
             env.method = null;
@@ -152,30 +177,54 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
                 }
             } catch (EvalException e) {
                 return;
+            } finally {
+                env.throwExp = null;
             }
         }
         if (run.claim()) {
+            // Raw timings only: the command thread renders (see render) and hands the tree back.
+            root.thread = thread;
+            root.wallMillis = System.currentTimeMillis();
+            root.inFlight = true;
+            run.emit(root);
+        }
+    }
+
+    /** On the command thread: prints one captured tree, then releases it for reuse. */
+    void render(Object record) {
+        TraceNode root = (TraceNode) record;
+        try {
             TraceRenderer r = new TraceRenderer(this, pairCostNanos);
-            run.emit(r.text(root, Thread.currentThread()), r.data(root, Thread.currentThread()));
+            if (run.json()) {
+                run.print(null, r.data(root, root.thread));
+            } else {
+                run.print(r.text(root, root.thread, root.wallMillis), null);
+            }
+        } finally {
+            root.thread = null;
+            root.inFlight = false;
         }
     }
 
     @Override
     public void beforeCall(int site) {
-        State st = state.get(Thread.currentThread());
+        State st = current();
         if (st == null || st.depth == 0) {
             return;
         }
         TraceNode child = st.stack.get(st.stack.size() - 1).child(site);
         st.stack.add(child);
-        run.events.increment();
+        if (++st.events == FLUSH) {  // a root that runs for long still shows on the breaker
+            run.events.add(FLUSH);
+            st.events = 0;
+        }
         child.start = System.nanoTime();
     }
 
     @Override
     public void afterCall(int site) {
         long now = System.nanoTime();
-        State st = state.get(Thread.currentThread());
+        State st = current();
         if (st == null || st.depth == 0) {
             return;
         }
@@ -191,7 +240,7 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
     /** Measures this listener's own cost per call-site pair on a private, throwaway tree. */
     void calibrate(int site) {
         State st = new State();
-        state.put(Thread.currentThread(), st);
+        local.set(new WeakReference<>(st));
         double best = Double.MAX_VALUE;
         for (int round = 0; round < 15; round++) {
             st.depth = 1;
@@ -209,7 +258,7 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
         st.depth = 0;
         st.root = null;
         st.stack.clear();
-        state.remove(Thread.currentThread());
+        local.remove();
         pairCostNanos = best;
     }
 }

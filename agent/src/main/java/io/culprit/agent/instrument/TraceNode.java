@@ -17,6 +17,10 @@ final class TraceNode {
     long maxNanos;
     long thrown;
     long start;
+    /** Roots only: set when handed to the command thread, cleared once rendered (then reusable). */
+    volatile boolean inFlight;
+    Thread thread;
+    long wallMillis;
 
     TraceNode(int site) {
         this.site = site;

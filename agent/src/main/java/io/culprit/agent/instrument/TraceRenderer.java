@@ -1,6 +1,7 @@
 package io.culprit.agent.instrument;
 
-import java.time.LocalDateTime;
+import java.time.Instant;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,6 +14,8 @@ import java.util.Map;
  * slowest child is marked, so walking down the hot path needs no arithmetic.
  */
 final class TraceRenderer {
+
+    static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
 
     private final TraceListener listener;
     private final double pairCost;
@@ -43,11 +46,11 @@ final class TraceRenderer {
         return s == null ? "?" : s.owner + ":" + s.name + "() #" + s.line;
     }
 
-    String text(TraceNode root, Thread thread) {
+    String text(TraceNode root, Thread thread, long wallMillis) {
         StringBuilder sb = new StringBuilder();
-        sb.append("`---ts=").append(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")))
+        sb.append("`---ts=").append(TS.format(Instant.ofEpochMilli(wallMillis)))
                 .append(";thread_name=").append(thread.getName()).append(";id=").append(thread.getId())
-                .append(String.format(";tool_cost=%.0fns/call", pairCost)).append('\n');
+                .append(";tool_cost=").append(Math.round(pairCost)).append("ns/call\n");
         node(sb, root, root, "    ", true, false);
         return sb.toString().stripTrailing();
     }
@@ -56,12 +59,14 @@ final class TraceRenderer {
         double net = netNanos(n);
         sb.append(indent).append(last ? "`---[" : "+---[");
         if (n == root) {
-            sb.append(String.format("%.3fms", net / 1e6));
+            fixed(sb, net / 1e6, 3).append("ms");
         } else {
             double pct = netNanos(root) == 0 ? 0 : 100.0 * net / netNanos(root);
-            sb.append(String.format("%.2f%% %.3fms", pct, net / 1e6));
+            fixed(sb, pct, 2).append("% ");
+            fixed(sb, net / 1e6, 3).append("ms");
             if (n.count > 1) {
-                sb.append(String.format(" min=%.3fms,max=%.3fms,count=%d", n.minNanos / 1e6, n.maxNanos / 1e6, n.count));
+                fixed(sb.append(" min="), n.minNanos / 1e6, 3).append("ms,max=");
+                fixed(sb, n.maxNanos / 1e6, 3).append("ms,count=").append(n.count);
             }
         }
         sb.append("] ").append(label(n));
@@ -69,7 +74,7 @@ final class TraceRenderer {
             sb.append(" [throws ").append(n.thrown).append(']');
         }
         if (!reached(n).isEmpty()) {
-            sb.append(String.format(" (self %.3fms)", selfNanos(n) / 1e6));
+            fixed(sb.append(" (self "), selfNanos(n) / 1e6, 3).append("ms)");
         }
         if (slowest) {
             sb.append("  <-- slowest");
@@ -81,6 +86,31 @@ final class TraceRenderer {
             TraceNode c = shown.get(i);
             node(sb, c, root, indent + (last ? "    " : "|   "), i == shown.size() - 1, c == hot);
         }
+    }
+
+    /**
+     * {@code value} with {@code decimals} places (HALF_UP, as %.Nf): rendering runs for every
+     * printed record, and String.format costs microseconds and a Formatter each time.
+     */
+    static StringBuilder fixed(StringBuilder sb, double value, int decimals) {
+        long scale = 1;
+        for (int i = 0; i < decimals; i++) {
+            scale *= 10;
+        }
+        long scaled = Math.round(Math.abs(value) * scale);
+        if (value < 0 && scaled != 0) {
+            sb.append('-');
+        }
+        sb.append(scaled / scale);
+        if (decimals > 0) {
+            String frac = Long.toString(scaled % scale);
+            sb.append('.');
+            for (int i = frac.length(); i < decimals; i++) {
+                sb.append('0');
+            }
+            sb.append(frac);
+        }
+        return sb;
     }
 
     /** Children called in this invocation (a reused tree keeps nodes of earlier ones at count 0). */

@@ -7,6 +7,7 @@ import io.culprit.agent.instrument.TraceCommand;
 import io.culprit.bench.fixture.Handler;
 import io.culprit.bootstrap.Bridge;
 import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import net.bytebuddy.agent.ByteBuddyAgent;
@@ -28,7 +29,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * One call of {@link Handler#handle} (which calls one callee), by instrumentation state:
  * {@code none} not woven; {@code idle} woven but the Bridge reset to its no-op (bytecode left
  * behind after a detach); {@code monitor} counting into HdrHistogram; {@code trace} timing the
- * root and its call site, with a condition that never matches so no tree is rendered.
+ * root and its call site, with a condition that never matches so no tree is captured;
+ * {@code trace-skip} the same without a condition, after its first records: the client is
+ * "behind" (--rate 1), so each call is timed and then skipped, as most calls are under load.
  * Run with {@code -prof gc} for B/op.
  */
 @State(Scope.Benchmark)
@@ -39,7 +42,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"-XX:+EnableDynamicAgentLoading", "-Djdk.attach.allowAttachSelf=true"})
 public class InstrumentedCallBenchmark {
 
-    @Param({"none", "idle", "monitor", "trace"})
+    @Param({"none", "idle", "monitor", "trace", "trace-skip"})
     public String mode;
 
     private final Handler handler = new Handler();
@@ -55,11 +58,14 @@ public class InstrumentedCallBenchmark {
         Instrumentation inst = ByteBuddyAgent.install();
         ctx = new BenchContext(inst);
         String cls = Handler.class.getName();
-        // The breaker is lifted: the benchmark calls the method tens of millions of times a second.
-        Command command = mode.equals("trace") ? new TraceCommand() : new MonitorCommand();
-        List<String> args = mode.equals("trace")
-                ? List.of(cls, "handle", "#cost > 100000", "--budget", "9000000000000")
-                : List.of(cls, "handle", "-c", "3600", "--budget", "9000000000000");
+        // The breakers are lifted: the benchmark calls the method tens of millions of times a
+        // second, and in a tight loop the woven code is most of the process's CPU.
+        List<String> lifted = List.of("--budget", "9000000000000", "--cpu-budget", "100");
+        Command command = mode.startsWith("trace") ? new TraceCommand() : new MonitorCommand();
+        List<String> args = new ArrayList<>(mode.equals("trace") ? List.of(cls, "handle", "#cost > 100000")
+                : mode.equals("trace-skip") ? List.of(cls, "handle", "-n", "1000000000", "--rate", "1")
+                : List.of(cls, "handle", "-c", "3600"));
+        args.addAll(lifted);
         runner = new Thread(() -> {
             try {
                 command.run(args, ctx);
