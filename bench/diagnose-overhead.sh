@@ -19,26 +19,6 @@ lab_cli=""; lab_pid=""
 trap 'for p in $lab_pid $lab_cli; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
 . "$root/bench/overhead/lib.sh"
 
-# start_lab SCENARIO: `culprit lab` in the background; sets lab_cli (the CLI) and lab_pid (the
-# service JVM it prints once the service answers).
-start_lab() {
-  (exec java -jar "$work/culprit.jar" lab --scenario "$1" --port "$port") >"$work/lab-$1.log" 2>&1 &
-  lab_cli=$!
-  for _ in $(seq 1800); do
-    lab_pid=$(sed -n 's/.*ready, pid \([0-9]*\).*/\1/p' "$work/lab-$1.log" | head -1)
-    [ -n "$lab_pid" ] && return 0
-    kill -0 "$lab_cli" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "lab $1 did not start:" >&2; tail -20 "$work/lab-$1.log" >&2; exit 1
-}
-stop_lab() { # the service first (by its pid), then the CLI that waits for it
-  kill "$lab_pid" 2>/dev/null || true
-  for _ in $(seq 100); do kill -0 "$lab_pid" 2>/dev/null || break; sleep 0.1; done
-  kill "$lab_cli" 2>/dev/null || true; wait "$lab_cli" 2>/dev/null || true
-  lab_pid=""; lab_cli=""
-}
-
 echo "building culprit..." >&2
 build_culprit
 
@@ -59,34 +39,14 @@ url="http://127.0.0.1:$port/api/orders/7"
 # lab's own warm-up is what the phases measure (no-agent control: 187 → 1,258 → 2,772 → 5,234
 # req/s over four 10 s phases after a 10 s warm-up).
 load_phase warm "$url" "${LAB_WARMUP_S:-90}" >/dev/null
-nones=("$(load_phase none-0 "$url")"); ons=(); notes=()
-for i in $(seq "$pairs"); do
-  echo "pair $i/$pairs..." >&2
-  culprit exec "$lab_pid" "$on_cmd" >"$work/start-$i.txt" 2>&1 \
-    || { echo "collectors failed to start:" >&2; cat "$work/start-$i.txt" >&2; exit 1; }
-  ons+=("$(load_phase "on-$i" "$url")")
-  culprit exec "$lab_pid" "$(off_cmd "$i")" \
-    >"$work/stop-$i.txt" 2>&1 || { echo "collectors failed to stop:" >&2; cat "$work/stop-$i.txt" >&2; exit 1; }
-  notes+=("$(grep -o 'engine [a-z_]*, [0-9]* samples' "$work/stop-$i.txt" || true); $(grep -o "wrote [0-9]* events" "$work/stop-$i.txt" || true)")
-  culprit exec "$lab_pid" stop >/dev/null
-  nones+=("$(load_phase "none-$i" "$url")")
-done
+phase_none() { load_phase "none-$1" "$url"; }
+phase_on() { exec_pair_on "$lab_pid" "$url" "$1" "$on_cmd"; }
+run_pairs "$pairs"
 stop_lab
 
 echo "lab healthy $url, closed model $conns connections, ${dur}s per phase after ${warm}s warm-up"
 echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(java -version 2>&1 | head -1)"
-printf '\n%-6s %12s %12s %12s %8s  %s\n' pair "none before" "on" "none after" "kept" "collected"
-ratios=()
-for i in $(seq "$pairs"); do
-  b=${nones[$((i-1))]}; o=${ons[$((i-1))]}; a=${nones[$i]}
-  r=$(awk -v b="$b" -v o="$o" -v a="$a" 'BEGIN{printf "%.3f", o / ((a + b) / 2)}')
-  ratios+=("$r")
-  printf '%-6s %12.0f %12.0f %12.0f %7.3f×  %s\n' "$i" "$b" "$o" "$a" "$r" "${notes[$((i-1))]}"
-done
-read -r mean mn mx <<<"$(stats "${ratios[@]}")"
-awk -v m="$mean" -v lo="$mn" -v hi="$mx" -v what="$on_cmd" 'BEGIN {
-  printf "throughput lost with %s: %.1f %% (pairs: %.1f %% to %.1f %%), goal ≤ 2 %%: %s\n",
-    what, (1 - m) * 100, (1 - hi) * 100, (1 - lo) * 100, ((1 - m) <= 0.02 ? "met" : "MISSED") }'
+report_pairs "$pairs" "$on_cmd"
 [ "$scenarios" = - ] && exit 0
 
 # --- 2. time from start to verdict

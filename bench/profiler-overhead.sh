@@ -38,31 +38,10 @@ compile_target
 target=$(start_target "$work/target.log")
 load_phase warm "$url" 5 >/dev/null
 
-nones=(); ons=(); notes=()
-nones+=("$(load_phase none-0 "$url")")
-for i in $(seq "$pairs"); do
-  echo "pair $i/$pairs..." >&2
-  culprit exec "$target" "$on_cmd" >"$work/start-$i.txt" 2>&1 \
-    || { echo "collectors failed to start:" >&2; cat "$work/start-$i.txt" >&2; exit 1; }
-  ons+=("$(load_phase "on-$i" "$url")")
-  culprit exec "$target" "$(off_cmd "$i")" \
-    >"$work/stop-$i.txt" 2>&1 || { echo "collectors failed to stop:" >&2; cat "$work/stop-$i.txt" >&2; exit 1; }
-  notes+=("$(grep -o 'engine [a-z_]*, [0-9]* samples' "$work/stop-$i.txt" || true); $(grep -o "wrote [0-9]* events" "$work/stop-$i.txt" || true)")
-  culprit exec "$target" stop >/dev/null
-  nones+=("$(load_phase "none-$i" "$url")")
-done
+phase_none() { load_phase "none-$1" "$url"; }
+phase_on() { exec_pair_on "$target" "$url" "$1" "$on_cmd"; }
+run_pairs "$pairs"
 
 echo "target $url (JDK HttpServer, 4 threads), closed model $conns connections, ${dur}s per phase after ${warm}s warm-up"
 echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(java -version 2>&1 | head -1)"
-printf '\n%-6s %12s %12s %12s %8s  %s\n' pair "none before" "on" "none after" "kept" "collected"
-ratios=()
-for i in $(seq "$pairs"); do
-  b=${nones[$((i-1))]}; o=${ons[$((i-1))]}; a=${nones[$i]}
-  r=$(awk -v b="$b" -v o="$o" -v a="$a" 'BEGIN{printf "%.3f", o / ((a + b) / 2)}')
-  ratios+=("$r")
-  printf '%-6s %12.0f %12.0f %12.0f %7.3f×  %s\n' "$i" "$b" "$o" "$a" "$r" "${notes[$((i-1))]}"
-done
-read -r mean mn mx <<<"$(stats "${ratios[@]}")"
-awk -v m="$mean" -v lo="$mn" -v hi="$mx" -v what="$on_cmd" 'BEGIN {
-  printf "\nthroughput lost with %s: %.1f %% (pairs: %.1f %% to %.1f %%), goal ≤ 2 %%: %s\n",
-    what, (1 - m) * 100, (1 - hi) * 100, (1 - lo) * 100, ((1 - m) <= 0.02 ? "met" : "MISSED") }'
+report_pairs "$pairs" "$on_cmd"

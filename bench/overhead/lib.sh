@@ -1,13 +1,28 @@
 # Shared by the overhead benches (sourced, not run): build culprit once, compile the target,
-# start/stop target JVMs, run one closed-model load phase and read its throughput.
-# Callers set: root (checkout), work (temp dir), port, conns, dur (s), warm (s).
+# start/stop target JVMs, run one closed-model load phase and read its throughput, alternate
+# none/on phases and report each `on` against its neighbours.
+# Callers set: root (checkout), work (temp dir), port, conns, dur (s), warm (s); optionally
+# cpu_pid (a target whose CPU time per request load_phase records).
 
 # ./culprit builds itself when sources changed; others edit the checkout while a bench runs, so
 # the bench copies the jar once and every phase uses that same build.
+# CULPRIT_JAR=FILE uses that build instead (e.g. one made while the checkout does not compile).
 build_culprit() {
-  (cd "$root" && ./culprit --version >/dev/null) || { echo "culprit build failed" >&2; exit 1; }
-  cp "$root/cli/target/culprit.jar" "$work/culprit.jar"
-  export CULPRIT_HOME="$root"   # lab jar location for `culprit lab`/`diagnose`
+  if [ -n "${CULPRIT_JAR:-}" ]; then
+    cp "$CULPRIT_JAR" "$work/culprit.jar"
+  else
+    (cd "$root" && ./culprit --version >/dev/null) || { echo "culprit build failed" >&2; exit 1; }
+    cp "$root/cli/target/culprit.jar" "$work/culprit.jar"
+  fi
+  # `culprit lab` runs $CULPRIT_HOME/lab/target/culprit-lab.jar: a copy, for the same reason (a
+  # lab rebuilt under a running Spring Boot fat jar breaks its nested-jar class loading).
+  if [ -f "$root/lab/target/culprit-lab.jar" ]; then
+    mkdir -p "$work/home/lab/target"
+    cp "$root/lab/target/culprit-lab.jar" "$work/home/lab/target/"
+    export CULPRIT_HOME="$work/home"
+  else
+    export CULPRIT_HOME="$root"
+  fi
 }
 culprit() { java -jar "$work/culprit.jar" "$@"; }
 
@@ -28,6 +43,26 @@ start_target() {
   echo "target did not start:" >&2; cat "$1" >&2; exit 1
 }
 
+# start_lab SCENARIO: `culprit lab` in the background on $port; sets lab_cli (the CLI) and
+# lab_pid (the service JVM it prints once the service answers). The caller's EXIT trap kills both.
+start_lab() {
+  (exec java -jar "$work/culprit.jar" lab --scenario "$1" --port "$port") >"$work/lab-$1.log" 2>&1 &
+  lab_cli=$!
+  for _ in $(seq 1800); do
+    lab_pid=$(sed -n 's/.*ready, pid \([0-9]*\).*/\1/p' "$work/lab-$1.log" | head -1)
+    [ -n "$lab_pid" ] && return 0
+    kill -0 "$lab_cli" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "lab $1 did not start:" >&2; tail -20 "$work/lab-$1.log" >&2; exit 1
+}
+stop_lab() { # the service first (by its pid), then the CLI that waits for it
+  kill "$lab_pid" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$lab_pid" 2>/dev/null || break; sleep 0.1; done
+  kill "$lab_cli" 2>/dev/null || true; wait "$lab_cli" 2>/dev/null || true
+  lab_pid=""; lab_cli=""
+}
+
 # stop_pid PID: TERM, then wait until it is gone (it may not be our child, so `wait` cannot do it);
 # the next target binds the same port.
 stop_pid() {
@@ -37,12 +72,84 @@ stop_pid() {
 }
 
 # load_phase NAME URL [DURATION_S] -> achieved requests/s of the measured part (closed model,
-# fresh generator JVM, $warm s of unrecorded warm-up first)
+# fresh generator JVM, $warm s of unrecorded warm-up first). With cpu_pid set, also writes that
+# process's CPU µs per request to $work/cpu-NAME (warm-up included in both, so warm=0 is cleaner):
+# unlike throughput, it hardly moves when other processes take the shared cores.
 load_phase() {
-  local out="$work/load-$1.json"
+  local out="$work/load-$1.json" c0=0
+  [ -n "${cpu_pid:-}" ] && c0=$(cpu_ticks "$cpu_pid")
   culprit load "$2" --connections "$conns" --duration "${3:-$dur}s" --warmup "${warm}s" --out "$out" \
     >"$work/load-$1.txt" 2>&1 || { echo "load failed in phase $1:" >&2; tail -5 "$work/load-$1.txt" >&2; exit 1; }
+  if [ -n "${cpu_pid:-}" ]; then
+    python3 -c 'import json,sys,os; s=json.load(open(sys.argv[1]))["summary"]
+print("%.1f" % ((int(sys.argv[3]) - int(sys.argv[2])) * 1e6 / os.sysconf("SC_CLK_TCK") / max(1, s["responses"])))' \
+      "$out" "$c0" "$(cpu_ticks "$cpu_pid")" >"$work/cpu-$1"
+  fi
   python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; print("%.1f" % s["achieved_rps"])' "$out"
+}
+
+# cpu_ticks PID -> user+system clock ticks the process has used
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# run_pairs PAIRS: phases none-0, on-1, none-1, on-2, …, none-PAIRS; the caller defines
+# `phase_none I` and `phase_on I`, each printing the phase's requests/s (and may write
+# $work/note-I, shown beside pair I). Sets the arrays nones and ons.
+run_pairs() {
+  nones=("$(phase_none 0)"); ons=()
+  echo "none-0: ${nones[0]} req/s" >&2
+  for i in $(seq "$1"); do
+    echo "pair $i/$1..." >&2
+    ons+=("$(phase_on "$i")")
+    echo "on-$i: ${ons[$((i-1))]} req/s" >&2
+    nones+=("$(phase_none "$i")")
+    echo "none-$i: ${nones[$i]} req/s" >&2
+  done
+}
+
+# exec_pair_on PID URL I ON_CMD: one `on` phase on a running target: attach and run ON_CMD, load,
+# run "$(off_cmd I)" (the caller's function), note what was collected, detach.
+exec_pair_on() {
+  culprit exec "$1" "$4" >"$work/start-$3.txt" 2>&1 \
+    || { echo "collectors failed to start:" >&2; cat "$work/start-$3.txt" >&2; exit 1; }
+  load_phase "on-$3" "$2"
+  culprit exec "$1" "$(off_cmd "$3")" >"$work/stop-$3.txt" 2>&1 \
+    || { echo "collectors failed to stop:" >&2; cat "$work/stop-$3.txt" >&2; exit 1; }
+  echo "$(grep -o 'engine [a-z_]*, [0-9]* samples' "$work/stop-$3.txt" || true); $(grep -o "wrote [0-9]* events" "$work/stop-$3.txt" || true)" >"$work/note-$3"
+  culprit exec "$1" stop >/dev/null
+}
+
+# report_pairs PAIRS WHAT: one row per pair (each `on` against the mean of the none phases either
+# side, so slow drift on a shared machine cancels), CPU per request when measured, and the
+# throughput lost with WHAT against the 2 % goal.
+report_pairs() {
+  local cpu_cols=""
+  [ -f "$work/cpu-on-1" ] && cpu_cols=1
+  printf '\n%-6s %12s %12s %12s %8s' pair "none before" "on" "none after" "kept"
+  [ -n "$cpu_cols" ] && printf ' %22s' "CPU µs/req none → on"
+  printf '  %s\n' collected
+  local ratios=() cpu_ratios=() i b o a r
+  for i in $(seq "$1"); do
+    b=${nones[$((i-1))]}; o=${ons[$((i-1))]}; a=${nones[$i]}
+    r=$(awk -v b="$b" -v o="$o" -v a="$a" 'BEGIN{printf "%.3f", o / ((a + b) / 2)}')
+    ratios+=("$r")
+    printf '%-6s %12.0f %12.0f %12.0f %7.3f×' "$i" "$b" "$o" "$a" "$r"
+    if [ -n "$cpu_cols" ]; then
+      local cb ca co; cb=$(cat "$work/cpu-none-$((i-1))"); ca=$(cat "$work/cpu-none-$i"); co=$(cat "$work/cpu-on-$i")
+      cpu_ratios+=("$(awk -v b="$cb" -v a="$ca" -v o="$co" 'BEGIN{printf "%.3f", o / ((a + b) / 2)}')")
+      printf ' %10.1f → %9.1f' "$(awk -v b="$cb" -v a="$ca" 'BEGIN{print (a + b) / 2}')" "$co"
+    fi
+    printf '  %s\n' "$(cat "$work/note-$i" 2>/dev/null || true)"
+  done
+  local mean mn mx
+  read -r mean mn mx <<<"$(stats "${ratios[@]}")"
+  awk -v m="$mean" -v lo="$mn" -v hi="$mx" -v what="$2" 'BEGIN {
+    printf "\nthroughput lost with %s: %.1f %% (pairs: %.1f %% to %.1f %%), goal ≤ 2 %%: %s\n",
+      what, (1 - m) * 100, (1 - hi) * 100, (1 - lo) * 100, ((1 - m) <= 0.02 ? "met" : "MISSED") }'
+  if [ -n "$cpu_cols" ]; then
+    read -r mean mn mx <<<"$(stats "${cpu_ratios[@]}")"
+    awk -v m="$mean" -v lo="$mn" -v hi="$mx" 'BEGIN {
+      printf "CPU per request: %+.1f %% (pairs: %+.1f %% to %+.1f %%)\n", (m - 1) * 100, (lo - 1) * 100, (hi - 1) * 100 }'
+  fi
 }
 
 # wait_for FILE PATTERN PID: until PATTERN appears in FILE (the tool has woven the method); fails

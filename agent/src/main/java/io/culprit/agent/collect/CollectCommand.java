@@ -18,15 +18,28 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code collect start|stop|status}: the evidence collection that {@code culprit diagnose} runs
- * around its load. Start opens culprit's live JFR stream; stop ends it and writes the series and
- * tables into a case-file directory on this machine (the agent runs as the same user as the CLI).
- * Start also (re)starts the framework probes (pools, requests, calls) so that their windows cover
- * exactly the collection; stop removes their weaving and writes their series and tables.
- * One collection at a time; detach ends a running one.
+ * around its load. Start opens culprit's live JFR stream (unless {@code --no-jfr}: the caller then
+ * records JFR to a file with {@code jfr start}, which costs the target far less than a stream
+ * parsed inside it) and the framework probes (unless {@code --no-probes}), with fresh counters so
+ * that their windows cover exactly the collection. Stop writes the series and tables into a
+ * case-file directory on this machine (the agent runs as the same user as the CLI) and removes
+ * the probes' weaving. One collection at a time; detach ends a running one.
  */
 public final class CollectCommand implements Command {
     // One per agent: a fresh class loader per attach makes this state live exactly as long as it.
-    private static final AtomicReference<LiveJfr> CURRENT = new AtomicReference<>();
+    private static final AtomicReference<Collection> CURRENT = new AtomicReference<>();
+
+    /** What one collection runs: the JFR stream (null with --no-jfr) and whether probes are on. */
+    private static final class Collection {
+        final LiveJfr live;
+        final boolean probes;
+        final long startMs = System.currentTimeMillis();
+
+        Collection(LiveJfr live, boolean probes) {
+            this.live = live;
+            this.probes = probes;
+        }
+    }
     private static final long STOP_TIMEOUT_MS = 5_000;
 
     @Override
@@ -42,96 +55,121 @@ public final class CollectCommand implements Command {
     @Override
     public String usage() {
         return String.join("\n",
-                "collect start [--probes]                 # --probes: also weave the framework probes",
+                "collect start [--no-probes] [--no-jfr]   # JFR stream and framework probes (pools, requests, calls, ...)",
                 "collect stop --case DIR [--requests N]   # writes series/ and tables/ into DIR",
                 "collect status",
+                "collect weave                            # weave the probes now, before a warm-up",
+                "",
+                "  --no-probes  no weaving: JFR only",
+                "  --no-jfr     probes only; record JFR to a file with 'jfr start' (cheaper for the target)",
+                "  Probes already woven ('collect weave', or a view such as 'pools') keep their weaving and",
+                "  start counting afresh: weave before warming up, so the collection does not measure",
+                "  the recompilation a retransformation causes (the first one in a JVM recompiles everything).",
                 "",
                 "examples:",
                 "  collect start",
+                "  collect start --no-jfr   # with: jfr start ... jfr stop --file F",
                 "  collect stop --case /tmp/case-1 --requests 12000   # then: culprit diagnose --case /tmp/case-1");
     }
 
     @Override
     public void run(List<String> args, CommandContext ctx) throws Exception {
-        if (args.isEmpty()) throw new CommandException("collect: start, stop or status? (see 'help collect')");
+        if (args.isEmpty()) throw new CommandException("collect: start, stop, status or weave? (see 'help collect')");
         String action = args.get(0);
-        Flags f = Flags.parse("collect " + action, args.subList(1, args.size()), List.of("--case", "--requests"), List.of("--probes"))
+        Flags f = Flags.parse("collect " + action, args.subList(1, args.size()), List.of("--case", "--requests"),
+                        List.of("--probes", "--no-probes", "--no-jfr"))
                 .atMostPositional(0);
         switch (action) {
             case "start":
-                start(ctx, f.has("--probes"));
+                if (f.has("--probes") && f.has("--no-probes")) throw new CommandException("collect start: --probes or --no-probes, not both");
+                if (f.has("--no-probes") && f.has("--no-jfr")) throw new CommandException("collect start: --no-probes and --no-jfr leave nothing to collect");
+                start(ctx, !f.has("--no-probes"), !f.has("--no-jfr"));
                 break;
             case "stop":
                 stop(f, ctx);
                 break;
+            case "weave":
+                Probes woven;
+                try {
+                    woven = Probes.ensure(ctx.instrumentation());
+                } catch (CommandException e) {
+                    throw new CommandException("collect weave: framework probes: " + e.getMessage());
+                }
+                emit(ctx, "framework probes woven on " + woven.wovenCount() + " method(s); 'collect start' will count afresh",
+                        Map.of("probes", woven.wovenCount()));
+                break;
             case "status":
-                LiveJfr live = CURRENT.get();
-                emit(ctx, live == null ? "not collecting" : "collecting since " + live.observation(0).startMs(),
-                        Map.of("collecting", live != null));
+                Collection c = CURRENT.get();
+                emit(ctx, c == null ? "not collecting" : "collecting since " + c.startMs + (c.live == null ? " (probes only)" : "")
+                        + (c.probes ? "" : " (JFR only)"), Map.of("collecting", c != null));
                 break;
             default:
-                throw new CommandException("collect: unknown action '" + action + "' (start, stop or status)");
+                throw new CommandException("collect: unknown action '" + action + "' (start, stop, status or weave)");
         }
     }
 
-    private static void start(CommandContext ctx, boolean withProbes) throws CommandException {
+    private static void start(CommandContext ctx, boolean withProbes, boolean withJfr) throws CommandException {
         if (CURRENT.get() != null) throw new CommandException("collect: a collection is already running (collect stop first)");
         // Probes first: weaving retransforms classes at safepoints, and a JFR stream started before
-        // would record culprit's own pauses as the target's. Fresh probes: their windows and
-        // totals must cover this collection only. Opt-in for now: bench/diagnose-overhead.sh
-        // measured the lab collapsing under them (docs/BENCH.md), and the host comes first.
-        Probes.stop();
+        // would record culprit's own pauses as the target's. Probes that are already woven only get
+        // fresh counters (Probes.renew): their windows and totals cover this collection only.
         Probes probes = null;
         if (withProbes) {
             try {
-                probes = Probes.ensure(ctx.instrumentation());
+                probes = Probes.renew(ctx.instrumentation());
             } catch (CommandException e) {
                 throw new CommandException("collect: framework probes: " + e.getMessage());
             }
-        }
-        LiveJfr live;
-        try {
-            live = LiveJfr.start();
-        } catch (IllegalStateException e) {
+        } else {
             Probes.stop();
-            throw new CommandException("collect: " + e.getMessage());
         }
-        if (!CURRENT.compareAndSet(null, live)) {
-            live.close();
+        LiveJfr live = null;
+        if (withJfr) {
+            try {
+                live = LiveJfr.start();
+            } catch (IllegalStateException e) {
+                Probes.stop();
+                throw new CommandException("collect: " + e.getMessage());
+            }
+        }
+        if (!CURRENT.compareAndSet(null, new Collection(live, withProbes))) {
+            if (live != null) live.close();
             throw new CommandException("collect: a collection is already running (collect stop first)");
         }
         Lifecycle.addShutdownHook(() -> {
-            LiveJfr l = CURRENT.getAndSet(null);
-            if (l != null) l.close();
+            Collection c = CURRENT.getAndSet(null);
+            if (c != null && c.live != null) c.live.close();
         });
         int woven = probes == null ? 0 : probes.wovenCount();
-        emit(ctx, "collecting: JFR stream with culprit's settings" + (probes == null ? "" : ", framework probes on " + woven + " method(s)"),
-                Map.of("collecting", true, "probes", woven));
+        emit(ctx, "collecting: " + (live == null ? "" : "JFR stream with culprit's settings")
+                        + (probes == null ? "" : (live == null ? "" : ", ") + "framework probes on " + woven + " method(s)"),
+                Map.of("collecting", true, "probes", woven, "jfr", live != null));
     }
 
     private static void stop(Flags f, CommandContext ctx) throws Exception {
         String dir = f.value("--case");
         if (dir == null) throw new CommandException("collect stop: --case DIR is required");
         long requests = f.longValue("--requests", 0, 0, Long.MAX_VALUE);
-        LiveJfr live = CURRENT.getAndSet(null);
-        if (live == null) throw new CommandException("collect stop: no collection is running (collect start first)");
         Path caseDir = Paths.get(dir);
         if (!caseDir.isAbsolute()) throw new CommandException("collect stop: --case must be an absolute path, got " + dir);
-        Probes probes = Probes.stop();
-        live.stop(STOP_TIMEOUT_MS);
+        Collection c = CURRENT.getAndSet(null);
+        if (c == null) throw new CommandException("collect stop: no collection is running (collect start first)");
+        Probes probes = c.probes ? Probes.stop() : null;
+        LiveJfr live = c.live;
+        if (live != null) live.stop(STOP_TIMEOUT_MS);
         CaseFile caseFile = CaseFile.create(caseDir);
-        live.writeTo(caseFile, requests);
+        if (live != null) live.writeTo(caseFile, requests);
         // After JFR's evidence: the probes' server-side series and tables are the more direct ones.
         List<String> probeEvidence = probes == null ? List.of() : ProbeEvidence.writeTo(probes, caseFile);
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("case", caseDir.toString());
-        data.put("events", live.evidence().events());
-        data.put("startMs", live.observation(requests).startMs());
-        data.put("endMs", live.observation(requests).endMs());
-        data.put("target", live.evidence().target());
+        data.put("events", live == null ? 0 : live.evidence().events());
+        data.put("startMs", live == null ? c.startMs : live.observation(requests).startMs());
+        data.put("endMs", live == null ? System.currentTimeMillis() : live.observation(requests).endMs());
+        if (live != null) data.put("target", live.evidence().target());
         data.put("probeEvidence", probeEvidence);
-        emit(ctx, "wrote " + live.evidence().events() + " events' evidence"
-                + (probeEvidence.isEmpty() ? "" : " and " + String.join(", ", probeEvidence)) + " to " + caseDir, data);
+        emit(ctx, "wrote " + (live == null ? "" : live.evidence().events() + " events' evidence" + (probeEvidence.isEmpty() ? "" : " and "))
+                + String.join(", ", probeEvidence) + " to " + caseDir, data);
     }
 
     private static void emit(CommandContext ctx, String text, Object data) {

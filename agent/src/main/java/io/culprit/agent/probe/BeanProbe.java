@@ -35,6 +35,11 @@ final class BeanProbe {
         List<Hook> h = new ArrayList<>();
         h.add(new Hook(BEAN_FACTORY, "createBean", "(Ljava/lang/String;") {
             @Override
+            boolean timed() {
+                return false;
+            }
+
+            @Override
             public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
                 if (thrown != null || !(args[0] instanceof String)) return;
                 Created c = beans.computeIfAbsent((String) args[0], Created::new);

@@ -2,20 +2,20 @@ package io.culprit.agent.probe;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Dependency calls a request waits on. SQL is timed at HikariCP's statement proxies, which every
  * driver behind the pool goes through; a prepared statement's text is remembered when the proxy
- * connection prepares it (the proxy does not keep it). Outbound HTTP is timed at Spring's
- * {@code AbstractClientHttpRequest.execute()} (RestTemplate and RestClient). A call slower than
- * its kind's threshold is counted as slow and kept, with its text, among the recent alerts.
+ * connection prepares it (the proxy does not keep it), in a small per-thread memory: see
+ * {@link Prepared}. Outbound HTTP is timed at Spring's {@code AbstractClientHttpRequest.execute()}
+ * (RestTemplate and RestClient) and at the JDK's HttpClient ({@link JdkHttpHooks}); Redis at
+ * Jedis's connection ({@link RedisHooks}). A call slower than its kind's threshold is counted as
+ * slow and kept, with its text, among the recent alerts.
  */
 final class CallProbe {
 
@@ -25,8 +25,9 @@ final class CallProbe {
     static final String SPRING_HTTP_REQUEST = "org.springframework.http.client.AbstractClientHttpRequest";
     private static final int ALERTS_KEPT = 50;
 
-    private final Map<Object, String> preparedSql = Collections.synchronizedMap(new WeakHashMap<>());
-    final ConcurrentHashMap<String, CallStats> calls = new ConcurrentHashMap<>();
+    private final Prepared prepared = new Prepared();
+    /** Kind ("sql", "http", "redis") → normalized target → stats: looked up without building a key. */
+    final ConcurrentHashMap<String, ConcurrentHashMap<String, CallStats>> calls = new ConcurrentHashMap<>();
     private final ArrayDeque<Map<String, Object>> alerts = new ArrayDeque<>();
     private final Thresholds thresholds;
 
@@ -39,8 +40,13 @@ final class CallProbe {
         for (String prepare : new String[] {"prepareStatement", "prepareCall"}) {
             h.add(new Hook(PROXY_CONNECTION, prepare, "(Ljava/lang/String;") {
                 @Override
+                boolean timed() {
+                    return false;
+                }
+
+                @Override
                 public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
-                    if (returned != null && args[0] instanceof String) preparedSql.put(returned, (String) args[0]);
+                    if (returned != null && args[0] instanceof String) prepared.put(returned, (String) args[0]);
                 }
             });
         }
@@ -48,34 +54,40 @@ final class CallProbe {
         h.add(new Hook(PROXY_PREPARED, "execute*", "()") {
             @Override
             public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
-                String sql = preparedSql.get(self);
-                record("sql", sql == null ? "(prepared statement)" : SqlText.normalize(sql), sql, start, thrown);
+                long end = System.nanoTime();
+                String sql = prepared.get(self);
+                record(end, "sql", sql == null ? "(prepared statement)" : SqlText.normalizeCached(sql), sql, start, thrown);
             }
         });
         h.add(new Hook(PROXY_STATEMENT, "execute*", "(Ljava/lang/String;") {
             @Override
             public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+                long end = System.nanoTime();
                 String sql = (String) args[0];
-                record("sql", SqlText.normalize(sql), sql, start, thrown);
+                record(end, "sql", SqlText.normalizeCached(sql), sql, start, thrown);
             }
         });
         h.add(new Hook(SPRING_HTTP_REQUEST, "execute", "()") {
             @Override
             public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+                long end = System.nanoTime();
                 Object uri = Reflect.call(self, "getURI");
                 Object method = Reflect.call(self, "getMethod");
                 String text = method + " " + uri;
-                record("http", method + " " + SqlText.normalizeUrl(String.valueOf(uri)), text, start, thrown);
+                record(end, "http", method + " " + SqlText.normalizeUrl(String.valueOf(uri)), text, start, thrown);
             }
         });
+        h.addAll(JdkHttpHooks.hooks(this));
+        h.addAll(RedisHooks.hooks(this));
         return h;
     }
 
-    void record(String kind, String target, String text, long startNs, Throwable thrown) {
-        long ns = System.nanoTime() - startNs;
+    /** {@code endNs} is read first thing at the call's exit: the probe's own work (text, lookups) is not the call's time. */
+    void record(long endNs, String kind, String target, String text, long startNs, Throwable thrown) {
+        long ns = endNs - startNs;
         double ms = ns / 1e6;
         boolean slow = ms > thresholds.slowMs(kind);
-        calls.computeIfAbsent(kind + '\u0000' + target, k -> new CallStats(kind, target)).add(ns, slow, thrown != null);
+        stats(kind, target).add(ns, slow, thrown != null);
         if (slow) {
             Map<String, Object> a = new LinkedHashMap<>();
             a.put("kind", kind);
@@ -91,6 +103,13 @@ final class CallProbe {
         }
     }
 
+    private CallStats stats(String kind, String target) {
+        ConcurrentHashMap<String, CallStats> ofKind = calls.get(kind);
+        if (ofKind == null) ofKind = calls.computeIfAbsent(kind, k -> new ConcurrentHashMap<>());
+        CallStats s = ofKind.get(target);  // get first: computeIfAbsent's capturing lambda allocates
+        return s != null ? s : ofKind.computeIfAbsent(target, t -> new CallStats(kind, t));
+    }
+
     List<Map<String, Object>> alerts() {
         synchronized (alerts) {
             return new ArrayList<>(alerts);
@@ -102,7 +121,8 @@ final class CallProbe {
      * @param requestMs total container time of the requests observed, for the share column (0: unknown)
      */
     List<Map<String, Object>> rows(double requestMs, long requests) {
-        List<CallStats> all = new ArrayList<>(calls.values());
+        List<CallStats> all = new ArrayList<>();
+        for (Map<String, CallStats> ofKind : calls.values()) all.addAll(ofKind.values());
         all.sort(Comparator.comparingDouble(CallStats::totalMs).reversed());
         List<Map<String, Object>> rows = new ArrayList<>();
         for (CallStats c : all) rows.add(c.row(requestMs, requests));

@@ -31,7 +31,8 @@ final class LoggingProbe {
         }
     }
 
-    final ConcurrentHashMap<String, Events> events = new ConcurrentHashMap<>();
+    /** Level → logger → events: found without concatenating a key per event. */
+    final ConcurrentHashMap<String, ConcurrentHashMap<String, Events>> events = new ConcurrentHashMap<>();
 
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
@@ -42,7 +43,7 @@ final class LoggingProbe {
                 Object event = args[0];
                 String level = String.valueOf(Reflect.call(event, "getLevel"));
                 String logger = String.valueOf(Reflect.call(event, "getLoggerName"));
-                Events e = events.computeIfAbsent(level + ' ' + logger, k -> new Events(level, logger));
+                Events e = events(level, logger);
                 e.events.increment();
                 e.appenderNs.add(ns);
                 if (Reflect.call(event, "getThrowableProxy") != null) e.withStackTrace.increment();
@@ -51,10 +52,17 @@ final class LoggingProbe {
         return h;
     }
 
+    private Events events(String level, String logger) {
+        ConcurrentHashMap<String, Events> ofLevel = events.get(level);
+        if (ofLevel == null) ofLevel = events.computeIfAbsent(level, k -> new ConcurrentHashMap<>());
+        Events e = ofLevel.get(logger);
+        return e != null ? e : ofLevel.computeIfAbsent(logger, k -> new Events(level, k));
+    }
+
     /** Rows of table {@code logging}: per level and logger, most events first. */
     List<Map<String, Object>> rows(double seconds) {
         List<Map<String, Object>> rows = new ArrayList<>();
-        for (Events e : events.values()) {
+        for (Map<String, Events> ofLevel : events.values()) for (Events e : ofLevel.values()) {
             Map<String, Object> r = new LinkedHashMap<>();
             long n = e.events.sum();
             r.put("level", e.level);

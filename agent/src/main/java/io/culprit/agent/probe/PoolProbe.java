@@ -1,8 +1,6 @@
 package io.culprit.agent.probe;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +23,11 @@ final class PoolProbe {
 
     final List<Object> hikariPools = new CopyOnWriteArrayList<>();
     final List<Object> containerPools = new CopyOnWriteArrayList<>();
-    private final Map<Object, Long> leasedAt = Collections.synchronizedMap(new IdentityHashMap<>());
+    final AppExecutors executors = new AppExecutors();
+    /** Per thread: leased connection proxies (slots 0..3) and when (long[] 0..3); JDK types only, see {@link Prepared}. */
+    private final ThreadLocal<Object[]> leased = new ThreadLocal<>();
+    private final ThreadLocal<long[]> leasedAt = new ThreadLocal<>();
+    private static final int LEASES = 4;
     private final LongAccumulator acquireMaxNs = new LongAccumulator(Math::max, 0);
     private final LongAccumulator usageMaxNs = new LongAccumulator(Math::max, 0);
     private final LongAdder usageSumNs = new LongAdder();
@@ -50,20 +52,21 @@ final class PoolProbe {
                     double others = Reflect.number(self, "getThreadsAwaitingConnection");
                     pendingMax.accumulate(1 + (Double.isNaN(others) ? 0 : (long) others));
                 }
-                if (returned != null) leasedAt.put(returned, now);
+                if (returned != null) lease(returned, now);
             }
         });
         h.add(new Hook(PROXY_CONNECTION, "close", "()") {
             @Override
             public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
-                Long at = leasedAt.remove(self);
-                if (at == null) return; // leased before the probe started, or closed twice
+                long at = release(self);
+                if (at == 0) return; // leased before the probe started, on another thread, or closed twice
                 long held = start - at;
                 usageMaxNs.accumulate(held);
                 usageSumNs.add(held);
                 usageCount.increment();
             }
         });
+        h.add(executors.hook());
         h.add(new Hook(TOMCAT_EXECUTOR, "execute", "(Ljava/lang/Runnable;)") {
             @Override
             public long enterArgs(int id, Object self, Object[] args) {
@@ -74,9 +77,48 @@ final class PoolProbe {
         return h;
     }
 
+    /**
+     * Usage time needs the lease's start at close. A connection is closed on the thread that got
+     * it (Spring's DataSourceUtils, JPA, plain try-with-resources), so the lease is kept on that
+     * thread: no lock shared by all request threads. A thread holding more than LEASES at once
+     * (nested queries) forgets its oldest: that lease's usage is not measured.
+     */
+    private void lease(Object connection, long now) {
+        Object[] c = leased.get();
+        long[] at = leasedAt.get();
+        if (c == null) {
+            c = new Object[LEASES];
+            at = new long[LEASES];
+            leased.set(c);
+            leasedAt.set(at);
+        }
+        int slot = 0;
+        for (int i = 0; i < LEASES; i++) {
+            if (c[i] == null) { slot = i; break; }
+            if (at[i] < at[slot]) slot = i;
+        }
+        c[slot] = connection;
+        at[slot] = now;
+    }
+
+    /** When {@code connection} was leased on this thread, or 0; forgets it. */
+    private long release(Object connection) {
+        Object[] c = leased.get();
+        if (c == null) return 0;
+        long[] at = leasedAt.get();
+        for (int i = 0; i < LEASES; i++) {
+            if (c[i] == connection) {
+                c[i] = null;
+                return at[i];
+            }
+        }
+        return 0;
+    }
+
     private static void remember(List<Object> pools, Object pool) {
         if (pool == null) return;
-        for (Object p : pools) if (p == pool) return;   // the common case: a short list, no lock
+        // The common case: a short list, no lock, no iterator allocated.
+        for (int i = 0, n = pools.size(); i < n; i++) if (pools.get(i) == pool) return;
         synchronized (pools) {
             for (Object p : pools) if (p == pool) return;
             pools.add(pool);
@@ -103,6 +145,7 @@ final class PoolProbe {
             row.put("containerBusy", sum(containerPools, "getActiveCount"));
             row.put("containerMax", sum(containerPools, "getMaximumPoolSize"));
         }
+        executors.sample(row);
         return row;
     }
 
@@ -128,6 +171,7 @@ final class PoolProbe {
             r.put("total", Reflect.number(p, "getMaximumPoolSize"));
             rows.add(r);
         }
+        executors.describe(rows);
         return rows;
     }
 

@@ -35,8 +35,10 @@ public final class Probes {
     final ConstructionProbe construction = new ConstructionProbe();
     final Windows windows = new Windows();
     final List<String> woven = new ArrayList<>();
+    /** Per hook, in {@link #hooks()} order: its dispatcher id, or -1 when it wove nothing. */
+    private final List<Integer> hookIds = new ArrayList<>();
     final long startMs = System.currentTimeMillis();
-    private Installation installation;
+    private volatile Installation installation;
     private Thread sampler;
 
     private Probes() { }
@@ -72,10 +74,12 @@ public final class Probes {
 
     /** False once {@code reset} removed the weaving: the probes then start over on next use. */
     boolean live() {
-        return installation == null || !installation.closed();
+        Installation i = installation;
+        return i == null || !i.closed();
     }
 
-    private void install(Instrumentation inst) throws CommandException {
+    /** Every hook of every probe, always in the same order (see {@link #renew}). */
+    private List<Hook> hooks() {
         List<Hook> hooks = new ArrayList<>();
         hooks.addAll(pools.hooks());
         hooks.addAll(requests.hooks());
@@ -83,13 +87,19 @@ public final class Probes {
         hooks.addAll(beans.hooks());
         hooks.addAll(logging.hooks());
         hooks.addAll(construction.hooks());
+        return hooks;
+    }
+
+    private void install(Instrumentation inst) throws CommandException {
+        List<Hook> hooks = hooks();
         Plan plan = new Plan(true, null);
         List<Integer> ids = new ArrayList<>();
         for (Hook h : hooks) {
             List<MethodTarget> targets;
             try {
-                targets = TargetResolver.resolve(inst, h.className, h.method, false, h.method.startsWith("<"));
+                targets = TargetResolver.resolve(inst, h.className, h.method, h.jdk, h.method.startsWith("<"));
             } catch (CommandException absent) {
+                hookIds.add(-1);
                 continue;  // that framework is not in this application
             }
             int id = -1;
@@ -97,19 +107,56 @@ public final class Probes {
                 // Only the declaring class: generated subclasses (HikariProxyStatement) would time the same call twice.
                 if (!t.type.getName().equals(h.className) || !t.method.descriptor.startsWith(h.descriptorPrefix)
                         // culprit's own copy of a library (its Jackson) is not the application's
-                        || isAgentsOwn(t.type)) continue;
+                        || isAgentsOwn(t.type) || !Modules.seesBridge(t.type)) continue;
                 if (id < 0) {
+                    if (h.jdk) Modules.letReadBridge(inst, t.type);
                     id = Dispatcher.INSTANCE.register(h);
                     ids.add(id);
                     woven.add(h.toString());
                 }
                 plan.advise(t, id);
             }
+            hookIds.add(id);
         }
         if (!ids.isEmpty()) installation = Instrumenter.install(inst, plan, ids);
+        startSampler();
+    }
+
+    private void startSampler() {
         sampler = new Thread(this::sampleLoop, "culprit-probes");
         sampler.setDaemon(true);
         sampler.start();
+    }
+
+    /**
+     * Fresh counters on the weaving already in place: the woven ids are pointed at a new set of
+     * hooks, no class is retransformed. A retransformation deoptimizes the compiled code that
+     * inlined the woven methods (and, the first time in a JVM's life, all compiled code: HotSpot
+     * has not recorded dependencies before), so re-weaving per collection would make every
+     * collection measure the service while it recompiles. Returns the probes now running.
+     */
+    public static Probes renew(Instrumentation inst) throws CommandException {
+        synchronized (Probes.class) {
+            Probes old = CURRENT.get();
+            if (old == null || !old.live() || old.installation == null) {
+                return ensure(inst);
+            }
+            Probes fresh = new Probes();
+            List<Hook> hooks = fresh.hooks();
+            for (int i = 0; i < hooks.size(); i++) {
+                int id = old.hookIds.get(i);
+                if (id >= 0) Dispatcher.INSTANCE.set(id, hooks.get(i));
+            }
+            fresh.hookIds.addAll(old.hookIds);
+            fresh.woven.addAll(old.woven);
+            fresh.installation = old.installation;
+            old.installation = null;  // handed over: closing the old set must not reset it
+            old.close();
+            fresh.startSampler();
+            CURRENT.set(fresh);
+            Lifecycle.addShutdownHook(fresh::close);
+            return fresh;
+        }
     }
 
     /** In a target the agent has its own isolated loader; in-process tests share the application's. */
@@ -137,7 +184,8 @@ public final class Probes {
 
     private synchronized void close() {
         if (sampler != null) sampler.interrupt();
-        if (installation != null) installation.close();
+        Installation i = installation;
+        if (i != null) i.close();
     }
 
     /** Observed seconds so far. */

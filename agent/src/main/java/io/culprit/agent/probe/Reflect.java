@@ -17,6 +17,8 @@ final class Reflect {
     private static final ConcurrentHashMap<Class<?>, ConcurrentHashMap<String, Method>[]> CACHE = new ConcurrentHashMap<>();
     private static final Method MISSING;
     private static final Object[] NO_ARGS = {};
+    /** One-element argument arrays per argument, so a call does not allocate its varargs array. */
+    private static final ConcurrentHashMap<String, Object[]> ARGS = new ConcurrentHashMap<>();
 
     static {
         try {
@@ -36,7 +38,9 @@ final class Reflect {
     static Object call(Object target, String name, String arg) {
         if (target == null) return null;
         Class<?> c = target.getClass();
-        ConcurrentHashMap<String, Method> methods = CACHE.computeIfAbsent(c, k -> maps())[arg == null ? 0 : 1];
+        ConcurrentHashMap<String, Method>[] byArity = CACHE.get(c);
+        if (byArity == null) byArity = CACHE.computeIfAbsent(c, k -> maps());
+        ConcurrentHashMap<String, Method> methods = byArity[arg == null ? 0 : 1];
         Method m = methods.get(name);  // get first: a capturing lambda would allocate on every call
         if (m == null) {
             m = find(c, name, arg != null);
@@ -44,10 +48,15 @@ final class Reflect {
         }
         if (m == MISSING) return null;
         try {
-            return arg == null ? m.invoke(target, NO_ARGS) : m.invoke(target, arg);
+            return m.invoke(target, arg == null ? NO_ARGS : argsOf(arg));
         } catch (ReflectiveOperationException | RuntimeException e) {
             return null;
         }
+    }
+
+    private static Object[] argsOf(String arg) {
+        Object[] a = ARGS.get(arg);
+        return a != null ? a : ARGS.computeIfAbsent(arg, k -> new Object[] {k});
     }
 
     static double number(Object target, String name) {

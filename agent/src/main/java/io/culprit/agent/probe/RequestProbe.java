@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -25,26 +26,27 @@ final class RequestProbe {
     static final String PATTERN_ATTRIBUTE = "org.springframework.web.servlet.HandlerMapping.bestMatchingPattern";
     static final long[] GAP_BUCKETS_MS = {0, 100, 1_000, 10_000, 60_000};
 
-    /** Per thread: the handler's share of the request now in the container on that thread. */
-    private static final class Current {
-        int depth;
-        long handlerNs;
-        String route;
-    }
-
-    private final ThreadLocal<Current> current = ThreadLocal.withInitial(Current::new);
+    /**
+     * Per thread, for the request now in the container on it: [dispatch depth, handler ns] and
+     * [route]. JDK types only: an agent class held by application threads' thread-locals would
+     * keep the agent's class loader alive after detach.
+     */
+    private final ThreadLocal<long[]> current = new ThreadLocal<>();
+    private final ThreadLocal<Object[]> currentRoute = new ThreadLocal<>();
+    /** Route pattern → HTTP method → stats: found without concatenating a key per request. */
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, RouteStats>> byPattern = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, RouteStats> routes = new ConcurrentHashMap<>();
     private final Recorder window = new Recorder(3);
     private final LongAdder errors = new LongAdder();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger inFlightMax = new AtomicInteger();
     private final AtomicLong lastEndNs = new AtomicLong();
-    private final Histogram[] gapLatency = new Histogram[GAP_BUCKETS_MS.length];
+    private final ConcurrentHistogram[] gapLatency = new ConcurrentHistogram[GAP_BUCKETS_MS.length];
     final LongAdder containerNsTotal = new LongAdder();
     final LongAdder requests = new LongAdder();
 
     RequestProbe() {
-        for (int i = 0; i < gapLatency.length; i++) gapLatency[i] = new Histogram(3);
+        for (int i = 0; i < gapLatency.length; i++) gapLatency[i] = new ConcurrentHistogram(3);
     }
 
     List<Hook> hooks() {
@@ -52,9 +54,10 @@ final class RequestProbe {
         h.add(new Hook(COYOTE_ADAPTER, "service", "(Lorg/apache/coyote/Request;") {
             @Override
             public long enterArgs(int id, Object self, Object[] args) {
-                Current c = current.get();
-                c.handlerNs = -1;
-                c.route = null;
+                long[] c = state();
+                c[0] = 0;
+                c[1] = -1;
+                currentRoute.get()[0] = null;
                 int n = inFlight.incrementAndGet();
                 inFlightMax.accumulateAndGet(n, Math::max);
                 return System.nanoTime();
@@ -62,36 +65,63 @@ final class RequestProbe {
 
             @Override
             public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+                long end = System.nanoTime();
                 inFlight.decrementAndGet();
-                Current c = current.get();
+                long[] c = state();
+                Object[] route = currentRoute.get();
                 Object status = args.length > 1 ? Reflect.call(args[1], "getStatus") : null;
                 boolean failed = thrown != null || (status instanceof Integer && (Integer) status >= 500);
-                record(start, System.nanoTime(), c.route == null ? "(no handler)" : c.route, c.handlerNs, failed);
+                RouteStats r = route[0] == null ? route(null, null) : (RouteStats) route[0];
+                route[0] = null;  // not kept past the request: it would outlive a reset of the probes
+                record(start, end, r, c[1], failed);
             }
         });
         h.add(new Hook(DISPATCHER, "doDispatch", "(") {
             @Override
             public long enterArgs(int id, Object self, Object[] args) {
-                current.get().depth++;
+                state()[0]++;
                 return System.nanoTime();
             }
 
             @Override
             public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
-                Current c = current.get();
-                if (--c.depth > 0 || c.route != null) return;  // error and forward dispatches: keep the first
+                long[] c = state();
+                Object[] route = currentRoute.get();
+                if (--c[0] > 0 || route[0] != null) return;  // error and forward dispatches: keep the first
                 Object pattern = Reflect.call(args[0], "getAttribute", PATTERN_ATTRIBUTE);
                 Object method = Reflect.call(args[0], "getMethod");
-                c.route = method + " " + (pattern == null ? "(unmapped)" : pattern);
-                c.handlerNs = end - start;
+                route[0] = route(method, pattern == null ? "(unmapped)" : pattern.toString());
+                c[1] = end - start;
             }
         });
         return h;
     }
 
-    /** Public for the unit test's sake of clarity: one completed request. */
-    void record(long startNs, long endNs, String route, long handlerNs, boolean failed) {
+    private long[] state() {
+        long[] c = current.get();
+        if (c == null) {
+            c = new long[2];
+            current.set(c);
+            currentRoute.set(new Object[1]);
+        }
+        return c;
+    }
+
+    /** The stats of {@code method pattern}; both null: requests no handler took. */
+    RouteStats route(Object method, String pattern) {
+        String p = pattern == null ? "" : pattern;
+        String m = method == null ? "" : method.toString();
+        ConcurrentHashMap<String, RouteStats> byMethod = byPattern.get(p);
+        if (byMethod == null) byMethod = byPattern.computeIfAbsent(p, k -> new ConcurrentHashMap<>());
+        RouteStats r = byMethod.get(m);
+        if (r != null) return r;
+        String name = pattern == null ? "(no handler)" : m + " " + p;
+        return byMethod.computeIfAbsent(m, k -> routes.computeIfAbsent(name, RouteStats::new));
+    }
+
+    /** One completed request. */
+    void record(long startNs, long endNs, RouteStats route, long handlerNs, boolean failed) {
         long latency = endNs - startNs;
         long prevEnd = lastEndNs.getAndSet(endNs);
         long gapMs = prevEnd == 0 ? -1 : Math.max(0, (startNs - prevEnd) / 1_000_000);
@@ -99,13 +129,11 @@ final class RequestProbe {
         if (failed) errors.increment();
         containerNsTotal.add(latency);
         requests.increment();
-        routes.computeIfAbsent(route, RouteStats::new).add(latency, handlerNs, gapMs);
+        route.add(latency, handlerNs, gapMs);
         if (gapMs >= 0) {
             int b = 0;
             while (b + 1 < GAP_BUCKETS_MS.length && gapMs >= GAP_BUCKETS_MS[b + 1]) b++;
-            synchronized (gapLatency[b]) {
-                gapLatency[b].recordValue(Math.max(1, latency / 1_000));
-            }
+            gapLatency[b].recordValue(Math.max(1, latency / 1_000));
         }
     }
 
@@ -140,10 +168,7 @@ final class RequestProbe {
     List<Map<String, Object>> idleGapRows() {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (int i = 0; i < GAP_BUCKETS_MS.length; i++) {
-            Histogram h;
-            synchronized (gapLatency[i]) {
-                h = gapLatency[i].copy();
-            }
+            Histogram h = gapLatency[i].copy();
             if (h.getTotalCount() == 0) continue;
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("gapMs", GAP_BUCKETS_MS[i]);

@@ -1,5 +1,6 @@
 package io.culprit.agent.probe;
 
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -13,8 +14,25 @@ final class SqlText {
     private static final Pattern SPACE = Pattern.compile("\\s+");
     private static final Pattern PATH_ID = Pattern.compile("/\\d+(?=/|$|\\?)");
     private static final int MAX = 400;
+    /**
+     * Raw text → normalized, because three regular expressions per executed statement cost more
+     * than the probe may. Applications run a small set of statement texts; one that builds its
+     * SQL with literals inside fills the cache, after which new texts are normalized uncached.
+     */
+    private static final ConcurrentHashMap<String, String> CACHE = new ConcurrentHashMap<>();
+    private static final int CACHED = 2_048;
 
     private SqlText() { }
+
+    /** {@link #normalize}, remembered per distinct text. */
+    static String normalizeCached(String sql) {
+        if (sql == null) return "(unknown)";
+        String n = CACHE.get(sql);
+        if (n != null) return n;
+        n = normalize(sql);
+        if (CACHE.size() < CACHED) CACHE.putIfAbsent(sql, n);
+        return n;
+    }
 
     static String normalize(String sql) {
         if (sql == null) return "(unknown)";

@@ -1,0 +1,60 @@
+package io.culprit.agent.probe;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The JDK's {@code java.net.http.HttpClient}: both {@code send} and {@code sendAsync} go through
+ * the private four-argument {@code HttpClientImpl.sendAsync} (JDK 11 to 25), so one hook times
+ * both, from the call to the response's completion (a callback on the returned future: the
+ * synchronous send waits on that same future). It is a JDK class, woven by exact name only, in
+ * a module that is given a read edge to the Bridge first ({@link Modules}); its types are the
+ * JDK's, so no reflection is needed. The callback is a small allocation per outbound call,
+ * which costs far less than the call.
+ */
+final class JdkHttpHooks {
+
+    static final String HTTP_CLIENT_IMPL = "jdk.internal.net.http.HttpClientImpl";
+
+    private JdkHttpHooks() { }
+
+    static List<Hook> hooks(CallProbe calls) {
+        return List.of(new Hook(HTTP_CLIENT_IMPL, "sendAsync",
+                "(Ljava/net/http/HttpRequest;Ljava/net/http/HttpResponse$BodyHandler;Ljava/net/http/HttpResponse$PushPromiseHandler;Ljava/util/concurrent/Executor;)") {
+            @Override
+            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+                long end = System.nanoTime();
+                if (!(args[0] instanceof HttpRequest)) return;
+                HttpRequest request = (HttpRequest) args[0];
+                if (thrown != null || !(returned instanceof CompletableFuture)) {
+                    record(calls, request, start, end, thrown);
+                    return;
+                }
+                ((CompletableFuture<?>) returned).whenComplete((response, failure) -> {
+                    long done = System.nanoTime();
+                    Throwable error = failure;
+                    if (error == null && response instanceof HttpResponse && ((HttpResponse<?>) response).statusCode() >= 500) {
+                        error = ServerError.INSTANCE;
+                    }
+                    record(calls, request, start, done, error);
+                });
+            }
+        });
+    }
+
+    private static void record(CallProbe calls, HttpRequest request, long start, long end, Throwable error) {
+        String text = request.method() + " " + request.uri();
+        calls.record(end, "http", request.method() + " " + SqlText.normalizeUrl(String.valueOf(request.uri())), text, start, error);
+    }
+
+    /** Marks a 5xx answer as a failed call; never thrown, so it needs no stack trace. */
+    static final class ServerError extends Exception {
+        static final ServerError INSTANCE = new ServerError();
+
+        private ServerError() {
+            super("5xx", null, false, false);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.culprit.agent.probe;
+
+/**
+ * Which SQL text a prepared statement was made from, remembered on the thread that prepared it:
+ * the last {@link #SLOTS} statements per thread, matched by identity. JDBC code prepares and
+ * executes on one thread (JdbcTemplate, JPA, MyBatis), so a per-thread memory needs no lock on
+ * the request path, unlike one map shared by every request thread. A statement executed on
+ * another thread, or after SLOTS newer ones, is reported as "(prepared statement)". Up to SLOTS
+ * closed statements per thread stay referenced until overwritten: bounded, and small objects.
+ *
+ * <p>The thread-local holds only a JDK type (Object[]): an agent class there would keep the
+ * agent's class loader alive on application threads after detach.
+ */
+final class Prepared {
+
+    static final int SLOTS = 8;
+    /** Per thread: slots 0..SLOTS-1 hold statements, SLOTS..2*SLOTS-1 their text. */
+    private final ThreadLocal<Object[]> recent = new ThreadLocal<>();
+    /** Per thread: the next slot to overwrite (a rotating count). */
+    private final ThreadLocal<long[]> cursor = new ThreadLocal<>();
+
+    void put(Object statement, String sql) {
+        Object[] r = recent.get();
+        long[] c = cursor.get();
+        if (r == null) {
+            r = new Object[2 * SLOTS];
+            c = new long[1];
+            recent.set(r);
+            cursor.set(c);
+        }
+        int i = (int) (c[0]++ % SLOTS);
+        r[i] = statement;
+        r[SLOTS + i] = sql;
+    }
+
+    String get(Object statement) {
+        Object[] r = recent.get();
+        if (r == null) return null;
+        for (int i = 0; i < SLOTS; i++) {
+            if (r[i] == statement) return (String) r[SLOTS + i];
+        }
+        return null;
+    }
+}

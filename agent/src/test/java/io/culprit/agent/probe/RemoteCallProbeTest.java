@@ -1,0 +1,157 @@
+package io.culprit.agent.probe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import io.culprit.agent.instrument.Instrumenter;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Dependency calls and pools outside HikariCP/Spring, on the real libraries: Jedis against the
+ * Redis server on 127.0.0.1:6379, the JDK's HttpClient against a JDK HttpServer, and a plain
+ * ThreadPoolExecutor. The probes start after each library has been used once, as they do in a
+ * service that has served traffic (only loaded classes are woven).
+ */
+class RemoteCallProbeTest {
+
+    @AfterEach
+    void reset() {
+        Instrumenter.resetAll();
+        Probes.stop();
+    }
+
+    @Test
+    void redisCommandsAreTimedByNameAndASlowOneIsAlerted() throws Exception {
+        assumeTrue(redisUp(), "no Redis on 127.0.0.1:6379");
+        try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
+            jedis.set("culprit:probe", "1");  // loads and links Jedis's classes before the weave
+            Probes p = Probes.ensure(ProbeContext.INST);
+            p.thresholds.redisMs = 100;  // above what a GET takes even on a loaded machine, below the BLPOP
+            for (int i = 0; i < 20; i++) jedis.set("culprit:probe", Integer.toString(i));
+            for (int i = 0; i < 30; i++) jedis.get("culprit:probe");
+            jedis.del("culprit:probe:empty");
+            long t0 = System.nanoTime();
+            jedis.blpop(0.15, "culprit:probe:empty");  // the server answers nil after 150 ms
+            long blockedMs = (System.nanoTime() - t0) / 1_000_000;
+
+            assertThat(row(p, "redis", "SET")).containsEntry("count", 20L);
+            assertThat(row(p, "redis", "GET")).containsEntry("count", 30L);
+            Map<String, Object> blpop = row(p, "redis", "BLPOP");
+            assertThat((Double) blpop.get("maxMs")).isBetween(140.0, blockedMs + 1.0);
+            assertThat(blpop).containsEntry("slowCount", 1L);
+            assertThat(ProbeContext.run(new CallsCommand(), false).text()).contains("SLOW redis").contains("BLPOP");
+        }
+    }
+
+    @Test
+    void jdkHttpClientSendAndSendAsyncAreTimedWithServerErrors() throws Exception {
+        assumeTrue(ProbeContext.BRIDGE_ON_BOOT_PATH, ProbeContext.WHY_NO_JDK);
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/slow", x -> {
+            try {
+                Thread.sleep(80);  // the remote service's own latency, which the probe must see
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            x.sendResponseHeaders(200, -1);
+            x.close();
+        });
+        server.createContext("/broken", x -> {
+            x.sendResponseHeaders(503, -1);
+            x.close();
+        });
+        server.start();
+        try {
+            HttpClient client = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            HttpRequest slow = HttpRequest.newBuilder(URI.create(base + "/slow")).build();
+            client.send(slow, HttpResponse.BodyHandlers.discarding());  // loads HttpClientImpl before the weave
+            Probes p = Probes.ensure(ProbeContext.INST);
+            assertThat(p.woven).anyMatch(w -> w.startsWith(JdkHttpHooks.HTTP_CLIENT_IMPL + ".sendAsync"));
+
+            client.send(slow, HttpResponse.BodyHandlers.discarding());
+            client.sendAsync(slow, HttpResponse.BodyHandlers.discarding()).get(10, TimeUnit.SECONDS);
+            HttpRequest broken = HttpRequest.newBuilder(URI.create(base + "/broken")).build();
+            client.send(broken, HttpResponse.BodyHandlers.discarding());
+
+            Map<String, Object> s = waitForRow(p, "http", "GET " + base + "/slow", 2);
+            assertThat((Double) s.get("maxMs")).isGreaterThanOrEqualTo(80.0);
+            assertThat(s).containsEntry("errors", 0L);
+            assertThat(waitForRow(p, "http", "GET " + base + "/broken", 1)).containsEntry("errors", 1L);
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void anApplicationExecutorIsFoundAtItsFirstUseAndSampled() throws Exception {
+        assumeTrue(ProbeContext.BRIDGE_ON_BOOT_PATH, ProbeContext.WHY_NO_JDK);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        pool.submit(() -> { }).get();
+        Probes p = Probes.ensure(ProbeContext.INST);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch running = new CountDownLatch(2);
+        try {
+            for (int i = 0; i < 5; i++) {
+                pool.execute(() -> {
+                    running.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+            String name = "executor " + AppExecutors.name((java.util.concurrent.ThreadPoolExecutor) pool);
+            Map<String, Object> row = p.pools.describe().stream()
+                    .filter(r -> name.equals(r.get("pool"))).findFirst().orElseThrow(() -> new AssertionError(p.pools.describe()));
+            assertThat(row).containsEntry("active", 2.0).containsEntry("pending", 3.0).containsEntry("total", 2.0);
+        } finally {
+            release.countDown();
+            pool.shutdown();
+        }
+        assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    private static Map<String, Object> row(Probes p, String kind, String target) {
+        return p.calls.rows(0, 0).stream().filter(r -> kind.equals(r.get("kind")) && target.equals(r.get("target")))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + kind + " row " + target + " in " + p.calls.rows(0, 0)));
+    }
+
+    /** Asynchronous completions are recorded on the client's own thread, a moment after get() returns. */
+    private static Map<String, Object> waitForRow(Probes p, String kind, String target, long count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            List<Map<String, Object>> rows = p.calls.rows(0, 0);
+            for (Map<String, Object> r : rows) {
+                if (kind.equals(r.get("kind")) && target.equals(r.get("target")) && (Long) r.get("count") >= count) return r;
+            }
+            if (System.nanoTime() > deadline) throw new AssertionError("no " + kind + " row " + target + " ×" + count + " in " + rows);
+            Thread.sleep(10);  // polling for another thread's record, not standing in for it
+        }
+    }
+
+    private static boolean redisUp() {
+        try (Socket s = new Socket("127.0.0.1", 6379)) {
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+}
