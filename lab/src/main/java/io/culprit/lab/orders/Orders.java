@@ -15,12 +15,18 @@ public class Orders {
         this.jdbc = jdbc;
     }
 
+    /**
+     * The order, then its lines once the first query has given its connection back: reading the
+     * lines inside the row mapper would ask the pool for a second connection while holding one,
+     * and with more request threads than connections every connection can end up held by a thread
+     * waiting for another (a pool deadlock that only Hikari's 30 s timeout breaks).
+     */
     public Optional<Order> find(long id) {
         List<Order> found = jdbc.query("SELECT o.id, o.customer_id, c.name, o.status, o.total_cents, o.number"
                         + " FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = ?",
                 (rs, i) -> new Order(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4), rs.getLong(5),
-                        rs.getLong(6), lines(rs.getLong(1))), id);
-        return found.stream().findFirst();
+                        rs.getLong(6), List.of()), id);
+        return found.stream().findFirst().map(o -> o.withLines(lines(o.id())));
     }
 
     public List<Line> lines(long orderId) {
@@ -31,6 +37,9 @@ public class Orders {
 
     public record Order(long id, long customerId, String customerName, String status, long totalCents, long number,
                         List<Line> lines) {
+        Order withLines(List<Line> l) {
+            return new Order(id, customerId, customerName, status, totalCents, number, l);
+        }
     }
 
     public record Line(long productId, String sku, String productName, int qty, int priceCents) {
