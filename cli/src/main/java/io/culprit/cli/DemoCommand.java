@@ -47,6 +47,9 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--rate", description = "override the scenario's load: open model, requests per second")
     Double rate;
 
+    @Option(names = "--no-probes", description = "diagnose without the framework probes (JFR and the cpu profiler only)")
+    boolean noProbes;
+
     @Option(names = "--connections", description = "override the scenario's load: closed model, concurrent connections")
     Integer connections;
 
@@ -90,6 +93,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
         else p.connections = load.path("concurrency").asInt(load.path("concurrencyLevels").path(1).asInt(4));
         p.duration = Duration.ofSeconds(seconds);
+        p.probes = !noProbes;
         p.caseDir = Path.of("culprit-cases", "demo-" + scenario + (fixed ? "-fixed" : "") + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         p.commandLine = "culprit demo " + scenario + (fixed ? " --fixed" : "");

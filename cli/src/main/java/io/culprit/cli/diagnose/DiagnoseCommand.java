@@ -61,8 +61,9 @@ public final class DiagnoseCommand implements Callable<Integer> {
     @Option(names = "--observe", description = "Drive no load; observe the target's own traffic.") boolean observe;
     @Option(names = "--duration", defaultValue = "30s", description = "Measured time (default: ${DEFAULT-VALUE}).") String duration;
     @Option(names = "--warmup", defaultValue = "5s", description = "Unrecorded load before measuring (default: ${DEFAULT-VALUE}).") String warmup;
-    @Option(names = "--probes", description = "Also weave the framework probes (pools, routes, SQL/HTTP calls, beans, logging). "
-            + "Opt-in: on a saturated service they cost far too much today (docs/BENCH.md).") boolean probes;
+    @Option(names = "--no-probes", description = "Do not weave the framework probes (pools, routes, SQL/HTTP/Redis calls, "
+            + "beans, logging): JFR and the cpu profiler only.") boolean noProbes;
+    @Option(names = "--probes", hidden = true, description = "The default; kept for old command lines.") boolean probes;
     @Option(names = "--out", paramLabel = "DIR", description = "Case file directory for a live run (default: ./culprit-cases/<pid>-<time>).") Path out;
 
     @Override
@@ -143,7 +144,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
             p.body = Args.body(body);
             if (idleGaps != null) idleGaps(p, idleGaps);
             p.observe = observe;
-            p.probes = probes;
+            p.probes = !noProbes;
             p.duration = Args.duration(duration, "duration");
             p.warmup = Args.duration(warmup, "warmup");
         } catch (LoadException e) {

@@ -54,7 +54,7 @@ public final class LiveDiagnosis {
         public Duration window = Duration.ofSeconds(2);
         public Path caseDir;
         public String commandLine = "";
-        public boolean probes;       // framework probes: opt-in until their overhead is fixed (docs/BENCH.md)
+        public boolean probes = true; // framework probes (pools, routes, SQL/HTTP/Redis calls, beans, logging)
     }
 
     private final PrintStream progress;
@@ -77,17 +77,20 @@ public final class LiveDiagnosis {
         Path caseDir = plan.caseDir.toAbsolutePath();
         CaseFile cf = CaseFile.create(caseDir);
         try {
+            // Weave first: the first retransformation in a JVM discards all compiled code, and the
+            // warm-up then pays for the recompilation instead of the measured window (docs/BENCH.md).
+            boolean probes = plan.probes && command(agent, "collect weave", false) != null;
             if (load != null && !plan.warmup.isZero()) {
                 step(2, "warming up for " + plan.warmup.toSeconds() + " s (not recorded)");
                 LoadEngine.run(warmupOf(load, plan), LoadListener.NONE);
             }
-            // The profiler loads a JVMTI agent and collect weaves the probes: both stop the world
-            // briefly, so both happen before JFR starts recording.
+            // The profiler loads a JVMTI agent, which stops the world briefly: before JFR starts recording.
             boolean profiling = command(agent, "profiler start --event cpu --interval 10ms", false) != null;
-            // Without probes the target only records (culprit's settings cost nothing measurable there)
-            // and the CLI parses the file afterwards: a live stream would parse inside the target and
-            // cost it ~70 % of its throughput at saturation (docs/BENCH.md). The probes need collect.
-            command(agent, plan.probes ? "collect start --probes" : "jfr start", true);
+            // The target only records (culprit's settings cost nothing measurable there) and the CLI
+            // parses the file afterwards: a live stream would parse inside the target and cost it
+            // ~70 % of its throughput at saturation (docs/BENCH.md). The probes count in the target.
+            command(agent, "jfr start", true);
+            if (probes) command(agent, "collect start --no-jfr", true);
             long start = System.currentTimeMillis();
             LoadResult result = null;
             if (idle != null) {
@@ -110,14 +113,11 @@ public final class LiveDiagnosis {
             }
             long requests = idle != null ? idle.requests() : result == null ? 0 : result.requests();
             step(4, "writing the case file " + caseDir);
-            Map<String, String> target;
-            if (plan.probes) {
-                target = target(plan.pid, command(agent, "collect stop --case " + caseDir + " --requests " + requests, true));
-            } else {
-                Path recording = cf.profile("culprit.jfr");
-                command(agent, "jfr stop --file " + recording, true);
-                target = recordedEvidence(recording, cf, requests, plan.pid);
-            }
+            Map<String, String> target = new LinkedHashMap<>();
+            if (probes) target.putAll(target(plan.pid, command(agent, "collect stop --case " + caseDir + " --requests " + requests, true)));
+            Path recording = cf.profile("culprit.jfr");
+            command(agent, "jfr stop --file " + recording, true);
+            target.putAll(recordedEvidence(recording, cf, requests, plan.pid));
             if (profiling) {
                 command(agent, "profiler stop --format collapsed --file " + cf.profile("cpu.collapsed"), false);
             }

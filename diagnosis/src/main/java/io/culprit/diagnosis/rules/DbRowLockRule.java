@@ -32,8 +32,11 @@ public final class DbRowLockRule implements Rule {
         if (locks.isPresent()) return fromLockTable(ev, locks.get());
         Optional<Table> calls = ev.table("calls");
         Optional<Table> waits = ev.rows("db-waits");
-        if (calls.isEmpty()) return waits.isPresent() ? fromWaits(ev, waits.get())
-                : notAssessed("no table db-locks, calls or db-waits");
+        // Waits inside the database's lock code are direct evidence and name the calling method;
+        // statement timings only suggest a lock. Prefer the waits when they show a problem.
+        Finding fromWaits = waits.map(w -> fromWaits(ev, w, calls)).orElse(null);
+        if (fromWaits != null && fromWaits.isProblem()) return fromWaits;
+        if (calls.isEmpty()) return fromWaits != null ? fromWaits : notAssessed("no table db-locks, calls or db-waits");
         Table t = calls.get();
         int top = -1;
         for (int i = 0; i < t.rows().size(); i++) {
@@ -43,7 +46,7 @@ public final class DbRowLockRule implements Rule {
             if (top < 0 || t.number(i, "shareOfRequestTime") > t.number(top, "shareOfRequestTime")) top = i;
         }
         Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
-        if (top < 0 && waits.isPresent()) return fromWaits(ev, waits.get());
+        if (top < 0 && fromWaits != null) return fromWaits;
         if (top < 0) return b.summary("no locking SQL statement over " + Fmt.ms(SlowCallsRule.SQL_SLOW_MS) + " at P99.").build();
         double share = t.number(top, "shareOfRequestTime");
         Severity sev = share >= SHARE_CRITICAL ? Severity.WARN : share >= SHARE_WARN ? Severity.INFO : Severity.OK;
@@ -94,7 +97,7 @@ public final class DbRowLockRule implements Rule {
      * on the blocked stack (an embedded database's row lock) is direct evidence; a socket read under
      * a write is the client's view of a server-side wait, so it is reported as likely.
      */
-    private Finding fromWaits(Evidence ev, Table t) {
+    private Finding fromWaits(Evidence ev, Table t, Optional<Table> calls) {
         int top = -1;
         double waitMs = 0;
         for (int i = 0; i < t.rows().size(); i++) {
@@ -112,19 +115,31 @@ public final class DbRowLockRule implements Rule {
         }
         String lockFrame = Evidence.text(t, top, "lockFrame");
         String caller = Evidence.text(t, top, "caller");
+        String statement = calls.map(DbRowLockRule::slowestLockingStatement).orElse(null);
         boolean direct = !lockFrame.isEmpty();
         Severity sev = direct && share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN;
         return b.severity(sev).score(direct ? share : share * 0.8).culprit(caller).evidence("tables/db-waits#" + top)
                 .summary("requests spend " + Fmt.pct(share) + " of their time blocked in " + t.text(top, "method") + " called from "
                         + caller + " (" + Fmt.num(t.number(top, "events")) + " waits, " + Fmt.ms(t.number(top, "waitMs")) + ")"
                         + (direct ? ", waiting in the database's lock code (" + lockFrame + ")"
-                        : ": likely a row lock held by another transaction (the wait is on the server)") + ".")
+                        : ": likely a row lock held by another transaction (the wait is on the server)")
+                        + (statement == null ? "" : "; the slowest locking statement is " + SlowCallsRule.quote(statement)) + ".")
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription").explains("lock-contention")
                 .explanation(EXPLANATION).fix(FIX)
                 .confirm(ev.confirm("stack " + stackTarget(caller)) + "; PostgreSQL: SELECT pid, wait_event_type, query"
                         + " FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
                 .build();
+    }
+
+    private static String slowestLockingStatement(Table t) {
+        int top = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!"sql".equalsIgnoreCase(t.text(i, "kind"))) continue;
+            if (!LOCKING.matcher(String.valueOf(t.text(i, "target")).toLowerCase(Locale.ROOT)).find()) continue;
+            if (top < 0 || t.number(i, "p99Ms") > t.number(top, "p99Ms")) top = i;
+        }
+        return top < 0 ? null : t.text(top, "target");
     }
 
     // executeQuery reads unless the database shows a lock (SELECT ... FOR UPDATE waits the same way).
