@@ -56,6 +56,11 @@ public final class LoadJson {
         return n[0];
     }
 
+    /** The load model that drove the case ("open" or "closed"), or null without load.json. */
+    public static String model(Path caseDir) {
+        return read(caseDir).map(r -> r.path("plan").path("model").asText(null)).orElse(null);
+    }
+
     private static Optional<JsonNode> read(Path caseDir) {
         Path p = caseDir.resolve("load.json");
         if (!Files.isRegularFile(p)) return Optional.empty();
