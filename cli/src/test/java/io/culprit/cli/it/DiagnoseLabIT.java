@@ -159,7 +159,7 @@ class DiagnoseLabIT {
     }
 
     private static Cli.Result demo(String scenario, boolean fixed) {
-        List<String> args = new ArrayList<>(List.of("demo", scenario, "--duration", "12"));
+        List<String> args = new ArrayList<>(List.of("demo", scenario, "--duration", "10"));
         if (fixed) args.add("--fixed");
         Cli.Result r = Cli.run(300, args.toArray(String[]::new));
         assertThat(r.code).as(r.toString()).isZero();
