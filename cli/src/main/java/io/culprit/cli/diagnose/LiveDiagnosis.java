@@ -113,10 +113,12 @@ public final class LiveDiagnosis {
             }
             long requests = idle != null ? idle.requests() : result == null ? 0 : result.requests();
             step(4, "writing the case file " + caseDir);
-            Map<String, String> target = new LinkedHashMap<>();
-            if (probes) target.putAll(target(plan.pid, command(agent, "collect stop --case " + caseDir + " --requests " + requests, true)));
+            // The recording stops first: writing the probes' evidence loads culprit's own classes in
+            // the target, which a running recording would count as the application's class loading.
             Path recording = cf.profile("culprit.jfr");
             command(agent, "jfr stop --file " + recording, true);
+            Map<String, String> target = new LinkedHashMap<>();
+            if (probes) target.putAll(target(plan.pid, command(agent, "collect stop --case " + caseDir + " --requests " + requests, true)));
             target.putAll(recordedEvidence(recording, cf, requests, plan.pid));
             if (profiling) {
                 command(agent, "profiler stop --format collapsed --file " + cf.profile("cpu.collapsed"), false);
