@@ -52,6 +52,23 @@ public final class CaseBuilder {
         return this;
     }
 
+    /** A file of the case directory as written by other tools ({@code load.json}, {@code profiles/cpu.collapsed}). */
+    public CaseBuilder file(String relative, String content) {
+        try {
+            java.nio.file.Path p = cf.dir().resolve(relative);
+            java.nio.file.Files.createDirectories(p.getParent());
+            java.nio.file.Files.writeString(p, content);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return this;
+    }
+
+    /** A {@code load.json} (format culprit-load 1) whose top level holds {@code fields}, e.g. {@code "plan":{"model":"closed"}}. */
+    public CaseBuilder loadJson(String fields) {
+        return file("load.json", "{\"format\":\"culprit-load\",\"version\":1," + fields + ",\"windows\":[]}");
+    }
+
     public Evidence evidence() {
         return new Evidence(cf);
     }

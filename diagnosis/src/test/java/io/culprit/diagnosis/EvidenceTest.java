@@ -28,8 +28,7 @@ class EvidenceTest {
     @Test
     void cpuShareCountsEachSampleOnceAndNamesTheCallerOutsideTheLibrary() throws Exception {
         CaseBuilder cb = CaseBuilder.in(dir, 10, 2);
-        java.nio.file.Files.createDirectories(cb.caseFile().profile("x").getParent());
-        java.nio.file.Files.writeString(cb.caseFile().profile("cpu.collapsed"), String.join("\n",
+        cb.file("profiles/cpu.collapsed", String.join("\n",
                 "java.lang.Thread.run;com.acme.InvoiceController.invoice;ch.qos.logback.classic.Logger.error;ch.qos.logback.classic.spi.ThrowableProxy.<init>_[j] 30",
                 "java.lang.Thread.run;com.acme.Batch.run;ch.qos.logback.classic.Logger.info 10",
                 "java.lang.Thread.run;com.acme.InvoiceController.find 60", ""));

@@ -114,12 +114,11 @@ class ContentionAndCpuRulesTest {
     }
 
     @Test
-    void aClosedModelLoadIsMeantToSaturateTheCpu() throws Exception {
+    void aClosedModelLoadIsMeantToSaturateTheCpu() {
         CaseBuilder cb = CaseBuilder.in(dir, 10, 2).series("cpu", 1000, "machineTotal", flat(10, 0.98), "jvmUser", flat(10, 0.7),
                 "jvmSystem", flat(10, 0.06));
         assertThat(new CpuSaturationRule().evaluate(cb.evidence()).severity()).isEqualTo(Severity.CRITICAL);
-        java.nio.file.Files.writeString(cb.caseFile().dir().resolve("load.json"),
-                "{\"format\":\"culprit-load\",\"version\":1,\"plan\":{\"model\":\"closed\"},\"windows\":[]}");
+        cb.loadJson("\"plan\":{\"model\":\"closed\"}");
         Finding f = new CpuSaturationRule().evaluate(cb.evidence());
         assertThat(f.severity()).isEqualTo(Severity.INFO);
         assertThat(f.summary()).isEqualTo("machine CPU 98 % at p90 of 2 CPU(s), this JVM 76 % under a closed-model load, which runs"

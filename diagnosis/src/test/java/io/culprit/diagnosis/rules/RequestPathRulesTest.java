@@ -69,22 +69,19 @@ class RequestPathRulesTest {
     }
 
     @Test
-    void oneCheapExceptionPerRequestIsMinorWhenTheProfileSaysSo() throws Exception {
+    void oneCheapExceptionPerRequestIsMinorWhenTheProfileSaysSo() {
         CaseBuilder cb = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 300))
                 .table("exceptions", CaseBuilder.row("type", "com.acme.MissingInvoice", "site", "com.acme.Invoices.find:56", "count", 3000, "caught", true));
-        java.nio.file.Files.createDirectories(cb.caseFile().profile("x").getParent());
-        java.nio.file.Files.writeString(cb.caseFile().profile("cpu.collapsed"),
-                "com.acme.Invoices.find;java.lang.Throwable.fillInStackTrace 2\ncom.acme.Orders.list 998\n");
+        cb.file("profiles/cpu.collapsed", "com.acme.Invoices.find;java.lang.Throwable.fillInStackTrace 2\ncom.acme.Orders.list 998\n");
         Finding f = new CaughtExceptionsRule().evaluate(cb.evidence());
         assertThat(f.severity()).isEqualTo(Severity.INFO);
         assertThat(f.summary()).endsWith("(0.2 % of CPU samples filling stack traces).");
     }
 
     @Test
-    void refusedRequestsAreAPropertyOfTheTestNotAFailureUnderLoad() throws Exception {
+    void refusedRequestsAreAPropertyOfTheTestNotAFailureUnderLoad() {
         CaseBuilder cb = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 100), "errors", CaseBuilder.flat(10, 100));
-        java.nio.file.Files.writeString(cb.caseFile().dir().resolve("load.json"),
-                "{\"format\":\"culprit-load\",\"version\":1,\"summary\":{\"status\":{\"404\":1000}},\"windows\":[]}");
+        cb.loadJson("\"summary\":{\"status\":{\"404\":1000}}");
         Finding f = new RequestErrorsRule().evaluate(cb.evidence());
         assertThat(f.severity()).isEqualTo(Severity.INFO);
         assertThat(f.summary()).isEqualTo("1,000 of 1,000 requests failed (100 %), 1,000 of them answered 4xx: the service refused"
