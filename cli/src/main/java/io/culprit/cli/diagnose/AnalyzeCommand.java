@@ -46,7 +46,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--flame", paramLabel = "FILE", description = "also write an HTML flame graph of the recording's samples")
     Path flame;
 
-    @Option(names = "--pprof", paramLabel = "FILE", description = "also write the samples as pprof (protobuf)")
+    @Option(names = "--pprof", paramLabel = "FILE", description = "also write the samples as pprof (gzipped protobuf)")
     Path pprof;
 
     @Override
@@ -87,7 +87,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         if (pprof != null) {
             Arguments a = new Arguments();
-            a.output = "pprof"; // the converter picks its writer from this field, not from the file name
+            // The converter picks its writer from this field, not from the file name; "gz" gzips, as
+            // go tool pprof expects and as the agent's "profiler stop --format pprof" writes.
+            a.output = "pb.gz";
+            a.dot = true;
             JfrToPprof.convert(recording.toString(), pprof.toString(), a);
             out.println("pprof: " + pprof);
         }

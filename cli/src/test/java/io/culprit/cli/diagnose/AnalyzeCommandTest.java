@@ -39,11 +39,15 @@ class AnalyzeCommandTest {
     void culpritRecordingShowsSwallowedExceptionsAndMisses(@TempDir Path dir) throws Exception {
         Path jfr = record(CulpritSettings.configuration(), dir.resolve("culprit.jfr"));
         String[] out = new String[2];
-        assertThat(run(out, "analyze", jfr.toString(), "--flame", dir.resolve("f.html").toString())).as(out[1]).isZero();
+        assertThat(run(out, "analyze", jfr.toString(), "--flame", dir.resolve("f.html").toString(),
+                "--pprof", dir.resolve("p.pb.gz").toString())).as(out[1]).isZero();
         assertThat(out[0]).contains("java.lang.ClassNotFoundException  at " + getClass().getName() + ".missing")
                 .contains("class-miss no.such.Plugin  from " + getClass().getName() + ".missing");
         assertThat(dir.resolve("culprit.case").resolve("tables").resolve("exceptions.json")).exists();
         assertThat(Files.readString(dir.resolve("f.html"))).contains("<html");
+        byte[] pprof = Files.readAllBytes(dir.resolve("p.pb.gz"));
+        assertThat(pprof.length).isGreaterThan(2);
+        assertThat(new int[] {pprof[0] & 0xff, pprof[1] & 0xff}).as("gzip, as go tool pprof reads").containsExactly(0x1f, 0x8b);
     }
 
     @Test
