@@ -126,6 +126,15 @@ class ContentionAndCpuRulesTest {
     }
 
     @Test
+    void onePlainLinePerRequestIsNoisyButMinor() {
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2).table("logging", row("level", "WARN", "logger", "com.acme.Invoices",
+                "events", 19_000, "withStackTrace", 0, "appenderMs", 1_060));
+        Finding f = new LoggingPressureRule().evaluate(cb.evidence());
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+        assertThat(f.summary()).startsWith("1,900 log events/s, 0 with a stack trace/s, 106 ms in appenders per second (5.3 % of 2 CPU(s))");
+    }
+
+    @Test
     void aMachineBusyWithOtherProcessesIsOnlyInfo() {
         var ev = CaseBuilder.in(dir, 10, 2).series("cpu", 1000, "machineTotal", flat(10, 0.97), "jvmUser", flat(10, 0.25),
                 "jvmSystem", flat(10, 0.05)).evidence();
