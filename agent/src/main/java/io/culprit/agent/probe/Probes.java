@@ -40,6 +40,8 @@ public final class Probes {
     final long startMs = System.currentTimeMillis();
     private volatile Installation installation;
     private Thread sampler;
+    /** Start of the window being sampled: the sampler's until {@link #close} has joined it. */
+    private volatile long windowStart;
 
     private Probes() { }
 
@@ -167,7 +169,7 @@ public final class Probes {
 
     private void sampleLoop() {
         long next = System.currentTimeMillis() + WINDOW_MS;
-        long windowStart = System.currentTimeMillis();
+        windowStart = System.currentTimeMillis();
         try {
             while (!Thread.currentThread().isInterrupted()) {
                 long wait = next - System.currentTimeMillis();
@@ -183,7 +185,21 @@ public final class Probes {
     }
 
     private synchronized void close() {
-        if (sampler != null) sampler.interrupt();
+        if (sampler != null) {
+            sampler.interrupt();
+            try {
+                sampler.join(1_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            // The last, partial window: a collection shorter than a window still gets its sample
+            // (an executor found at its first use a moment before the stop, the final pool state).
+            long now = System.currentTimeMillis();
+            if (!sampler.isAlive() && now > windowStart) {
+                windows.add(windowStart, pools.sample(), requests.sample((now - windowStart) / 1000.0));
+            }
+            sampler = null;
+        }
         Installation i = installation;
         if (i != null) i.close();
     }
