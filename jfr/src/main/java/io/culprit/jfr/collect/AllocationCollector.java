@@ -37,7 +37,7 @@ public final class AllocationCollector implements EventCollector {
     @Override
     public void accept(RecordedEvent e) {
         List<String> stack = Frames.of(e.getStackTrace());
-        if (stack.isEmpty()) return;
+        if (stack.isEmpty() || ownCode(e, stack)) return;
         long weight = e.getLong("weight");
         String site = Frames.method(Frames.topNonJdk(stack));
         Site s = sites.computeIfAbsent(site, k -> new Site());
@@ -47,6 +47,17 @@ public final class AllocationCollector implements EventCollector {
         s.classes.computeIfAbsent(c == null ? "?" : javaName(c.getName()), k -> new long[1])[0] += weight;
         s.stacks.add(stack);
         totalBytes += weight;
+    }
+
+    /**
+     * culprit's own work in the target (stopping a recording, writing evidence) allocates too, and
+     * the recording sees it: it is not the application's allocation.
+     */
+    private static boolean ownCode(RecordedEvent e, List<String> stack) {
+        jdk.jfr.consumer.RecordedThread t = e.getThread();
+        if (t != null && t.getJavaName() != null && t.getJavaName().startsWith("culprit-")) return true;
+        for (String f : stack) if (f.startsWith("io.culprit.agent.")) return true;
+        return false;
     }
 
     /** JFR names arrays by descriptor ({@code [B}, {@code [Ljava.lang.String;}): print them as Java does. */
