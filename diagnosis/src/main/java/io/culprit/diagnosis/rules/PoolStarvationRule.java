@@ -20,6 +20,8 @@ public final class PoolStarvationRule implements Rule {
     /** Ten or more threads queued for a connection, moving with P99: the queue is the latency. */
     static final double PENDING_CRITICAL = 10;
     static final double TAIL_CORRELATION = 0.7;
+    /** An acquire under 10 ms is a connection handed over, not a thread starving for one. */
+    static final double ACQUIRE_MIN_MS = 10;
 
     @Override public String id() { return "pool-starvation"; }
     @Override public String title() { return "Threads starve waiting for a pooled connection"; }
@@ -41,7 +43,8 @@ public final class PoolStarvationRule implements Rule {
         }
         boolean tracksTail = r >= TAIL_CORRELATION;
         Severity sev = pending.get().max() >= PENDING_CRITICAL && tracksTail ? Severity.CRITICAL
-                : pending.get().max() >= 1 && (acquire >= ACQUIRE_WARN_MS || tracksTail) ? Severity.WARN : Severity.INFO;
+                : pending.get().max() >= 1 && (acquire >= ACQUIRE_WARN_MS || tracksTail && !(acquire < ACQUIRE_MIN_MS))
+                ? Severity.WARN : Severity.INFO;
         return finding(sev).score(tracksTail ? r * r * 0.9 : 0.1)
                 .evidence("series/pools#hikariPending").evidence("series/pools#hikariAcquireMsMax")
                 .summary("up to " + Fmt.num(pending.get().max()) + " threads waited for a connection" + size

@@ -120,6 +120,15 @@ class GcAndPoolRulesTest {
     }
 
     @Test
+    void aShortHandOverIsNotStarvationEvenWhenItMovesWithTheTail() {
+        var ev = CaseBuilder.in(dir, 6, 2).series("requests", 1000, "rps", flat(6, 3000), "p99Ms", new double[] {5, 9, 5, 9, 5, 9})
+                .series("pools", 1000, "hikariPending", new double[] {0, 1, 0, 1, 0, 1}, "hikariAcquireMsMax", flat(6, 2.1),
+                        "hikariTotal", flat(6, 10)).evidence();
+        Finding f = new PoolStarvationRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+    }
+
+    @Test
     void littlesLawRulesPoolSizeOut() {
         Finding f = new PoolSizeRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
         assertThat(f.severity()).isEqualTo(Severity.OK);
