@@ -23,16 +23,7 @@ echo "building culprit..." >&2
 build_culprit
 
 # --- 1. cost of diagnose-mode collection at saturation
-case "${COLLECTORS:-both}" in
-  both) on_cmd="collect start; profiler start --event cpu --interval 10ms" ;;
-  profiler) on_cmd="profiler start --event cpu --interval 10ms" ;;
-  collect) on_cmd="collect start" ;;
-  *) echo "COLLECTORS must be both, profiler or collect, got '$COLLECTORS'" >&2; exit 2 ;;
-esac
-off_cmd() { # PAIR: stops what on_cmd started; the profile and case file are really written
-  local p="profiler stop --format collapsed --file $work/profile-$1.txt" c="collect stop --case $work/case-$1"
-  case "${COLLECTORS:-both}" in both) echo "$p; $c" ;; profiler) echo "$p" ;; collect) echo "$c" ;; esac
-}
+pick_collectors
 start_lab healthy
 url="http://127.0.0.1:$port/api/orders/7"
 # Spring Boot on 2 busy cores keeps speeding up for minutes (JIT): without a long warm-up the

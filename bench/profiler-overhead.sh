@@ -20,17 +20,7 @@ target=""
 trap 'for p in $target; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
 . "$root/bench/overhead/lib.sh"
 url="http://127.0.0.1:$port/?id=42"
-collectors="${COLLECTORS:-both}"
-case "$collectors" in
-  both) on_cmd="profiler start --event cpu --interval 10ms; collect start" ;;
-  profiler) on_cmd="profiler start --event cpu --interval 10ms" ;;
-  collect) on_cmd="collect start" ;;
-  *) echo "COLLECTORS must be both, profiler or collect, got '$collectors'" >&2; exit 2 ;;
-esac
-off_cmd() { # PAIR: stops what on_cmd started; the profile and case file are really written
-  local p="profiler stop --format collapsed --file $work/profile-$1.txt" c="collect stop --case $work/case-$1"
-  case "$collectors" in both) echo "$p; $c" ;; profiler) echo "$p" ;; collect) echo "$c" ;; esac
-}
+pick_collectors
 
 echo "building culprit..." >&2
 build_culprit

@@ -106,6 +106,23 @@ run_pairs() {
   done
 }
 
+# pick_collectors: from $COLLECTORS (both|profiler|collect, default both) sets on_cmd, the agent
+# commands an `on` phase starts (profiler first, as diagnose does), and defines off_cmd PAIR,
+# which stops them so the profile and the case file are really written.
+pick_collectors() {
+  collectors="${COLLECTORS:-both}"
+  case "$collectors" in
+    both) on_cmd="profiler start --event cpu --interval 10ms; collect start" ;;
+    profiler) on_cmd="profiler start --event cpu --interval 10ms" ;;
+    collect) on_cmd="collect start" ;;
+    *) echo "COLLECTORS must be both, profiler or collect, got '$collectors'" >&2; exit 2 ;;
+  esac
+}
+off_cmd() {
+  local p="profiler stop --format collapsed --file $work/profile-$1.txt" c="collect stop --case $work/case-$1"
+  case "$collectors" in both) echo "$p; $c" ;; profiler) echo "$p" ;; collect) echo "$c" ;; esac
+}
+
 # exec_pair_on PID URL I ON_CMD: one `on` phase on a running target: attach and run ON_CMD, load,
 # run "$(off_cmd I)" (the caller's function), note what was collected, detach.
 exec_pair_on() {

@@ -5,7 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 
@@ -67,7 +69,7 @@ public final class CpuProfile {
      * container for a bean. The caller with the most samples, or null.
      */
     public String topCaller(Predicate<String> frame) {
-        java.util.Map<String, Long> byCaller = new java.util.HashMap<>();
+        Map<String, Long> byCaller = new HashMap<>();
         for (int i = 0; i < stacks.size(); i++) {
             String[] st = stacks.get(i);
             for (int j = 0; j < st.length; j++) {
@@ -81,7 +83,7 @@ public final class CpuProfile {
                 break;
             }
         }
-        return byCaller.entrySet().stream().max(java.util.Map.Entry.comparingByValue()).map(java.util.Map.Entry::getKey).orElse(null);
+        return byCaller.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
     }
 
     /** Share of all samples whose stack holds at least one frame accepted by {@code frame}. */

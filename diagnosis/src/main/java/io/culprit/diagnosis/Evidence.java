@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * A read-only view of one case file for rules: cached series and tables, column statistics,
@@ -48,7 +49,7 @@ public final class Evidence {
      * collapsed cpu profile when the case has one, else the largest total share among the
      * {@code cpu-hotspots} rows (which list only the hottest methods); NaN with neither.
      */
-    public double cpuShare(java.util.function.Predicate<String> frame) {
+    public double cpuShare(Predicate<String> frame) {
         if (cpuProfile().isPresent()) return cpuProfile.get().share(frame);
         Optional<Table> hs = rows("cpu-hotspots");
         if (hs.isEmpty()) return Double.NaN;
@@ -62,8 +63,13 @@ public final class Evidence {
     }
 
     /** The application frame that calls into the accepted frames most (see {@link CpuProfile#topCaller}); null without a profile. */
-    public String cpuCaller(java.util.function.Predicate<String> frame) {
+    public String cpuCaller(Predicate<String> frame) {
         return cpuProfile().map(p -> p.topCaller(frame)).orElse(null);
+    }
+
+    /** True when the case has a collapsed cpu profile with samples (shares are measured, not estimated). */
+    public boolean hasCpuProfile() {
+        return cpuProfile().isPresent();
     }
 
     private Optional<CpuProfile> cpuProfile() {

@@ -53,9 +53,9 @@ public final class CaughtExceptionsRule implements Rule {
         boolean perReq = ev.requestCount() > 0 || Double.isFinite(t.number(top, "perRequest"));
         double cpus = ev.cpus() > 0 ? ev.cpus() : 1;
         // Measured where the case has a cpu profile (stack filling on the stack), else estimated per throw.
-        double measured = ev.cpuShare(f -> f.contains("Throwable.fillInStackTrace"));
-        boolean profiled = Double.isFinite(measured) && ev.caseFile().profile("cpu.collapsed").toFile().isFile();
-        double cpuShare = profiled ? measured : perSecond * COST_PER_THROW_US / 1e6 / cpus;
+        boolean profiled = ev.hasCpuProfile();
+        double cpuShare = profiled ? ev.cpuShare(f -> f.contains("Throwable.fillInStackTrace"))
+                : perSecond * COST_PER_THROW_US / 1e6 / cpus;
         Severity sev = perReq
                 ? perRequest >= PER_REQUEST_CRITICAL ? Severity.CRITICAL
                         : perRequest >= PER_REQUEST_WARN ? (cpuShare >= MIN_COST_SHARE ? Severity.WARN : Severity.INFO) : Severity.OK

@@ -4,6 +4,7 @@ import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Rule;
+import io.culprit.diagnosis.internal.LoadJson;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
@@ -39,9 +40,17 @@ public final class CpuSaturationRule implements Rule {
      */
     public static boolean busyWithOthers(Evidence ev) {
         double busy = ev.stats("cpu", "machineTotal").map(s -> s.quantile(0.9)).orElse(Double.NaN);
-        double jvm = ev.stats("cpu", "jvmUser").map(ColumnStats::mean).orElse(Double.NaN)
+        return busy >= WARN && othersDominate(busy, jvmShare(ev));
+    }
+
+    /** This JVM's mean share of the machine's CPU (user + system); NaN when not recorded. */
+    private static double jvmShare(Evidence ev) {
+        return ev.stats("cpu", "jvmUser").map(ColumnStats::mean).orElse(Double.NaN)
                 + ev.stats("cpu", "jvmSystem").map(ColumnStats::mean).orElse(0.0);
-        return busy >= WARN && Double.isFinite(jvm) && jvm < OTHERS_SHARE * busy;
+    }
+
+    private static boolean othersDominate(double busy, double jvm) {
+        return Double.isFinite(jvm) && jvm < OTHERS_SHARE * busy;
     }
 
     @Override
@@ -49,8 +58,7 @@ public final class CpuSaturationRule implements Rule {
         Optional<ColumnStats> machine = ev.stats("cpu", "machineTotal");
         if (machine.isEmpty()) return notAssessed("no series cpu#machineTotal");
         double busy = machine.get().quantile(0.9);
-        double jvm = ev.stats("cpu", "jvmUser").map(ColumnStats::mean).orElse(Double.NaN)
-                + ev.stats("cpu", "jvmSystem").map(ColumnStats::mean).orElse(0.0);
+        double jvm = jvmShare(ev);
         String cpus = Double.isFinite(ev.cpus()) ? " of " + Fmt.num(ev.cpus()) + " CPU(s)" : "";
         String who = Double.isFinite(jvm) ? ", this JVM " + Fmt.pct(jvm) : "";
         Finding.Builder b = finding(Severity.OK).evidence("series/cpu#machineTotal");
@@ -59,11 +67,11 @@ public final class CpuSaturationRule implements Rule {
         }
         String[] hot = hottestFrame(ev);
         // A machine busy with something else (a load generator on the same host) is not this service's fault.
-        if (Double.isFinite(jvm) && jvm < OTHERS_SHARE * busy) {
+        if (othersDominate(busy, jvm)) {
             return b.severity(Severity.INFO).summary("machine CPU " + Fmt.pct(busy) + " at p90" + cpus + who
                     + ": mostly other processes, not this JVM.").build();
         }
-        if ("closed".equals(io.culprit.diagnosis.internal.LoadJson.model(ev.caseFile().dir()))) {
+        if ("closed".equals(LoadJson.model(ev.caseFile().dir()))) {
             // A closed-model load sends the next request as soon as one returns: it drives any service
             // to its capacity, so a busy CPU is the test working. What the CPU is spent on is what matters.
             return b.severity(Severity.INFO).culprit(hot == null ? null : hot[0])

@@ -42,10 +42,12 @@ public final class LockContentionRule implements Rule {
     public static boolean topLockInLookup(Evidence ev) {
         Optional<Table> locks = ev.table("locks");
         if (locks.isEmpty() || locks.get().isEmpty()) return false;
-        Table t = locks.get();
-        int top = topRow(t);
-        if (top < 0) return false;
-        return Frames.inLookup(Evidence.stack(t, top, "ownerStack")) || Frames.inLookup(Evidence.stack(t, top, "waiterStack"));
+        int top = topRow(locks.get());
+        return top >= 0 && inLookup(locks.get(), top);
+    }
+
+    private static boolean inLookup(Table t, int row) {
+        return Frames.inLookup(Evidence.stack(t, row, "ownerStack")) || Frames.inLookup(Evidence.stack(t, row, "waiterStack"));
     }
     @Override public String title() { return "Threads contend on a lock"; }
 
@@ -111,7 +113,7 @@ public final class LockContentionRule implements Rule {
         List<String> waiter = Evidence.stack(t, top, "waiterStack");
         List<String> stack = owner.isEmpty() ? waiter : owner;
         // A class loader's lock is a consequence of whoever loads classes per request: name that caller.
-        boolean lookup = Frames.inLookup(stack) || Frames.inLookup(waiter);
+        boolean lookup = inLookup(t, top);
         String culprit = lookup ? Frames.firstCaller(stack) : Frames.firstNonJdk(stack);
         String ownerThread = Evidence.text(t, top, "ownerThread");
         boolean handOff = isHandOff(lock);

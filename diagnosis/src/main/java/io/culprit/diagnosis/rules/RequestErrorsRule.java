@@ -4,6 +4,7 @@ import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Rule;
+import io.culprit.diagnosis.internal.LoadJson;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
@@ -35,7 +36,7 @@ public final class RequestErrorsRule implements Rule {
         String what = Fmt.num(failed) + " of " + Fmt.num(total) + " requests failed (" + Fmt.pct(share) + ")";
         Finding.Builder b = finding(Severity.OK).evidence("series/requests#errors");
         if (!(share >= ERROR_SHARE_WARN)) return b.summary(what + ".").build();
-        double refused = io.culprit.diagnosis.internal.LoadJson.clientErrors(ev.caseFile().dir());
+        double refused = LoadJson.clientErrors(ev.caseFile().dir());
         if (refused > 0 && (failed - refused) / total < ERROR_SHARE_WARN) {
             // The load asked for something the service rightly refuses: a property of the test, not of the service.
             return b.severity(Severity.INFO).summary(what + ", " + Fmt.num(refused) + " of them answered 4xx: the service refused"
