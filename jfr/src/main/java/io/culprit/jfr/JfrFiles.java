@@ -1,26 +1,58 @@
 package io.culprit.jfr;
 
+import io.culprit.jfr.collect.Observation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 
-/** Evidence from a recording the user already has: no live JVM needed. */
+/** Evidence from a recording the user already has (or culprit recorded): no live JVM needed. */
 public final class JfrFiles {
+    /**
+     * Events that describe the JVM rather than something that happened in a window: JFR writes
+     * them once per chunk, at its start, which lies before the window of a recording that was
+     * started early. The collectors need them whatever the window.
+     */
+    static final Set<String> TIMELESS = Set.of("jdk.JVMInformation", "jdk.CPUInformation", "jdk.GCConfiguration",
+            "jdk.GCHeapConfiguration", "jdk.UnsignedIntFlag", "jdk.UnsignedLongFlag");
+
     private JfrFiles() { }
 
+    /** Every event of the recording. */
     public static JfrEvidence read(Path recording) throws IOException {
+        return read(recording, Long.MIN_VALUE, Long.MAX_VALUE);
+    }
+
+    /**
+     * Only the events that start within {@code [fromMs, toMs]} (epoch ms), plus the ones that
+     * describe the JVM. Diagnose starts its recording before the warm-up, because turning JFR on
+     * for the first time retransforms JDK classes and so throws compiled code away; the warm-up then
+     * pays for the recompilation, and this window keeps the warm-up out of the evidence.
+     */
+    public static JfrEvidence read(Path recording, long fromMs, long toMs) throws IOException {
         if (!Files.isRegularFile(recording)) throw new IOException("no such recording: " + recording);
         JfrEvidence ev = new JfrEvidence();
         try (RecordingFile f = new RecordingFile(recording)) {
             while (f.hasMoreEvents()) {
                 RecordedEvent e = f.readEvent();
-                ev.accept(e);
+                if (within(e, fromMs, toMs)) ev.accept(e);
             }
         } catch (IOException e) {
             throw new IOException("not a readable JFR recording: " + recording + " (" + e.getMessage() + ")", e);
         }
         return ev;
+    }
+
+    /** See {@link #read(Path, long, long)}: the window's events of a recording. */
+    public static JfrEvidence read(Path recording, Observation window) throws IOException {
+        return read(recording, window.startMs(), window.endMs());
+    }
+
+    private static boolean within(RecordedEvent e, long fromMs, long toMs) {
+        if (fromMs == Long.MIN_VALUE && toMs == Long.MAX_VALUE) return true;
+        long t = e.getStartTime().toEpochMilli();
+        return (t >= fromMs && t <= toMs) || TIMELESS.contains(e.getEventType().getName());
     }
 }

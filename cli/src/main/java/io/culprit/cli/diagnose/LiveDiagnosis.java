@@ -7,6 +7,7 @@ import io.culprit.cli.agent.Frame;
 import io.culprit.cli.agent.RunFile;
 import io.culprit.jfr.JfrEvidence;
 import io.culprit.jfr.JfrFiles;
+import io.culprit.jfr.collect.Observation;
 import io.culprit.load.LoadEngine;
 import io.culprit.load.LoadException;
 import io.culprit.load.LoadListener;
@@ -80,16 +81,18 @@ public final class LiveDiagnosis {
             // Weave first: the first retransformation in a JVM discards all compiled code, and the
             // warm-up then pays for the recompilation instead of the measured window (docs/BENCH.md).
             boolean probes = plan.probes && command(agent, "collect weave", false) != null;
+            // JFR too: turning it on the first time retransforms JDK classes (sockets, files,
+            // Throwable) and so discards compiled code as well. The CLI later reads only the
+            // measured window of the recording. The target only records (culprit's settings cost
+            // it little) and the CLI parses the file afterwards: a stream parsed inside the target
+            // costs it more (docs/BENCH.md). The probes count in the target.
+            command(agent, "jfr start", true);
             if (load != null && !plan.warmup.isZero()) {
                 step(2, "warming up for " + plan.warmup.toSeconds() + " s (not recorded)");
                 LoadEngine.run(warmupOf(load, plan), LoadListener.NONE);
             }
             // The profiler loads a JVMTI agent, which stops the world briefly: before JFR starts recording.
             boolean profiling = command(agent, "profiler start --event cpu --interval 10ms", false) != null;
-            // The target only records (culprit's settings cost nothing measurable there) and the CLI
-            // parses the file afterwards: a live stream would parse inside the target and cost it
-            // ~70 % of its throughput at saturation (docs/BENCH.md). The probes count in the target.
-            command(agent, "jfr start", true);
             if (probes) command(agent, "collect start --no-jfr", true);
             long start = System.currentTimeMillis();
             LoadResult result = null;
@@ -111,6 +114,7 @@ public final class LiveDiagnosis {
                 step(3, "observing real traffic for " + plan.duration.toSeconds() + " s");
                 Thread.sleep(plan.duration.toMillis()); // observe mode: the target's own traffic is the workload
             }
+            long end = System.currentTimeMillis();
             long requests = idle != null ? idle.requests() : result == null ? 0 : result.requests();
             step(4, "writing the case file " + caseDir);
             // The recording stops first: writing the probes' evidence loads culprit's own classes in
@@ -119,7 +123,7 @@ public final class LiveDiagnosis {
             command(agent, "jfr stop --file " + recording, true);
             Map<String, String> target = new LinkedHashMap<>();
             if (probes) target.putAll(target(plan.pid, command(agent, "collect stop --case " + caseDir + " --requests " + requests, true)));
-            target.putAll(recordedEvidence(recording, cf, requests, plan.pid));
+            target.putAll(recordedEvidence(recording, cf, new Observation(start, end, requests), plan.pid));
             if (profiling) {
                 command(agent, "profiler stop --format collapsed --file " + cf.profile("cpu.collapsed"), false);
             }
@@ -130,7 +134,7 @@ public final class LiveDiagnosis {
                 ResultJson.write(result, List.of(), caseDir.resolve("load.json"));
                 cf.write(requestsSeries(result));
             }
-            cf.write(CaseInfo.of(plan.observe ? "observe" : "diagnose", start, System.currentTimeMillis(), plan.commandLine,
+            cf.write(CaseInfo.of(plan.observe ? "observe" : "diagnose", start, end, plan.commandLine,
                     target));
         } finally {
             if (ours) {
@@ -181,9 +185,10 @@ public final class LiveDiagnosis {
     }
 
     /** The recording's evidence into the case file, as {@code analyze} does; returns what it says of the JVM. */
-    private static Map<String, String> recordedEvidence(Path recording, CaseFile cf, long requests, long pid) throws java.io.IOException {
-        JfrEvidence ev = JfrFiles.read(recording);
-        ev.writeTo(cf, ev.observed(requests));
+    private static Map<String, String> recordedEvidence(Path recording, CaseFile cf, Observation window, long pid)
+            throws java.io.IOException {
+        JfrEvidence ev = JfrFiles.read(recording, window);
+        ev.writeTo(cf, window);
         Map<String, String> t = new LinkedHashMap<>(ev.target());
         t.put("pid", Long.toString(pid));
         return t;
