@@ -67,6 +67,11 @@ public final class Evidence {
         return cpuProfile().map(p -> p.topCaller(frame)).orElse(null);
     }
 
+    /** The ref a {@link #cpuShare} figure comes from: the cpu profile when the case has one, else the hotspots table. */
+    public String cpuRef() {
+        return hasCpuProfile() ? "profiles/cpu.collapsed" : "tables/cpu-hotspots";
+    }
+
     /** True when the case has a collapsed cpu profile with samples (shares are measured, not estimated). */
     public boolean hasCpuProfile() {
         return cpuProfile().isPresent();

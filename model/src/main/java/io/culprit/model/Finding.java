@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One rule's result over one case file. Every rule returns one, OK included, so the report shows
@@ -13,7 +14,9 @@ import java.util.List;
  * {@code tables/exceptions#0} that the report links to; {@code explains} names the ids of the
  * findings this one causes (GC pressure → pool waits → tail latency): the root of that chain is
  * the verdict. {@code culprit} is the class, frame, query or lock the evidence points at (an
- * exception's throw site, a lock owner's frame, a hot frame, a caller), or null.
+ * exception's throw site, a lock owner's frame, a hot frame, a caller), or null. {@code numbers}
+ * ties each number the summary or explanation carries to the ref it was computed from, so the
+ * report can link the number itself to its chart or table.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class Finding {
@@ -29,6 +32,7 @@ public final class Finding {
     private final List<String> evidence;
     private final List<String> explains;
     private final String culprit;
+    private final List<NumberRef> numbers;
 
     @JsonCreator
     public Finding(@JsonProperty("id") String id,
@@ -42,7 +46,8 @@ public final class Finding {
                    @JsonProperty("confirm") String confirm,
                    @JsonProperty("evidence") List<String> evidence,
                    @JsonProperty("explains") List<String> explains,
-                   @JsonProperty("culprit") String culprit) {
+                   @JsonProperty("culprit") String culprit,
+                   @JsonProperty("numbers") List<NumberRef> numbers) {
         this.id = id;
         this.title = title;
         this.severity = severity;
@@ -55,12 +60,19 @@ public final class Finding {
         this.evidence = List.copyOf(evidence == null ? List.of() : evidence);
         this.explains = List.copyOf(explains == null ? List.of() : explains);
         this.culprit = culprit;
+        this.numbers = List.copyOf(numbers == null ? List.of() : numbers);
+    }
+
+    /** The form before {@code numbers}; kept for callers that name no numbers. */
+    public Finding(String id, String title, Severity severity, double score, Verdict verdict, String summary,
+                   String explanation, String fix, String confirm, List<String> evidence, List<String> explains, String culprit) {
+        this(id, title, severity, score, verdict, summary, explanation, fix, confirm, evidence, explains, culprit, null);
     }
 
     /** The first form of the model, without a culprit; kept because collectors already call it. */
     public Finding(String id, String title, Severity severity, double score, Verdict verdict, String summary,
                    String explanation, String fix, String confirm, List<String> evidence, List<String> explains) {
-        this(id, title, severity, score, verdict, summary, explanation, fix, confirm, evidence, explains, null);
+        this(id, title, severity, score, verdict, summary, explanation, fix, confirm, evidence, explains, null, null);
     }
 
     public static Builder builder(String id, String title) {
@@ -83,6 +95,11 @@ public final class Finding {
     @JsonProperty public List<String> explains() { return explains; }
     /** The class, frame, query or lock named by the evidence; null when the rule names none. */
     @JsonProperty public String culprit() { return culprit; }
+    /**
+     * Each number of the summary or explanation that a rule tied to its source, in the order the
+     * rule recorded them; empty for findings written before the field existed (and then omitted).
+     */
+    @JsonProperty @JsonInclude(JsonInclude.Include.NON_EMPTY) public List<NumberRef> numbers() { return numbers; }
 
     /** True for WARN and CRITICAL: the findings a verdict is made of. */
     @JsonIgnore
@@ -92,7 +109,7 @@ public final class Finding {
 
     /** The same finding with the engine's verdict (rules propose, the engine decides). */
     public Finding withVerdict(Verdict v) {
-        return new Finding(id, title, severity, score, v, summary, explanation, fix, confirm, evidence, explains, culprit);
+        return new Finding(id, title, severity, score, v, summary, explanation, fix, confirm, evidence, explains, culprit, numbers);
     }
 
     @Override
@@ -114,6 +131,7 @@ public final class Finding {
         private String culprit;
         private final List<String> evidence = new ArrayList<>();
         private final List<String> explains = new ArrayList<>();
+        private final List<NumberRef> numbers = new ArrayList<>();
 
         private Builder(String id, String title) {
             this.id = id;
@@ -129,6 +147,9 @@ public final class Finding {
         public Builder confirm(String s) { this.confirm = s; return this; }
         public Builder culprit(String s) { this.culprit = s; return this; }
         public Builder evidence(String ref) { this.evidence.add(ref); return this; }
+        /** A number exactly as the summary or explanation prints it, and the ref it was computed from. */
+        public Builder number(String text, String ref) { this.numbers.add(new NumberRef(text, ref)); return this; }
+        public Builder numbers(List<NumberRef> refs) { this.numbers.addAll(refs); return this; }
         public Builder explains(String findingId) {
             if (!explains.contains(findingId)) explains.add(findingId);
             return this;
@@ -137,7 +158,33 @@ public final class Finding {
         /** Without an explicit verdict: OK is ruled out, anything above is a candidate cause. */
         public Finding build() {
             Verdict v = verdict != null ? verdict : severity == Severity.OK ? Verdict.RULED_OUT : Verdict.CONTRIBUTING;
-            return new Finding(id, title, severity, score, v, summary, explanation, fix, confirm, evidence, explains, culprit);
+            return new Finding(id, title, severity, score, v, summary, explanation, fix, confirm, evidence, explains, culprit, numbers);
         }
+    }
+
+    /**
+     * One number of a finding's text and where it came from: {@code text} as printed ("42 %",
+     * "1,040 ms"), {@code ref} an evidence ref such as {@code series/gc#pauseSumMs}.
+     */
+    public static final class NumberRef {
+        private final String text;
+        private final String ref;
+
+        @JsonCreator
+        public NumberRef(@JsonProperty("text") String text, @JsonProperty("ref") String ref) {
+            this.text = Objects.requireNonNull(text, "text");
+            this.ref = Objects.requireNonNull(ref, "ref");
+        }
+
+        @JsonProperty public String text() { return text; }
+        @JsonProperty public String ref() { return ref; }
+
+        @Override public boolean equals(Object o) {
+            return o instanceof NumberRef && ((NumberRef) o).text.equals(text) && ((NumberRef) o).ref.equals(ref);
+        }
+
+        @Override public int hashCode() { return Objects.hash(text, ref); }
+
+        @Override public String toString() { return text + "→" + ref; }
     }
 }

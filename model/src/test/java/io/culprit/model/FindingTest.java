@@ -38,6 +38,33 @@ class FindingTest {
     }
 
     @Test
+    void numbersRoundTripAndAreOmittedWhenNone(@TempDir Path dir) throws Exception {
+        CaseFile cf = CaseFile.create(dir);
+        cf.write(CaseInfo.of("diagnose", 0, 1000, "x", Map.of()));
+        Finding tagged = Finding.builder("gc-pressure", "GC").severity(Severity.WARN).summary("GC paused 12 % of wall time")
+                .number("12 %", "series/gc#pauseSumMs").build();
+        Finding plain = Finding.builder("locks", "Locks").summary("no lock contention recorded.").build();
+        cf.writeFindings(List.of(tagged, plain));
+        String json = Files.readString(dir.resolve("findings.json"));
+        assertThat(json).containsOnlyOnce("\"numbers\"").contains("\"ref\" : \"series/gc#pauseSumMs\"");
+        List<Finding> back = CaseFile.open(dir).findings();
+        assertThat(back.get(0).numbers()).containsExactly(new Finding.NumberRef("12 %", "series/gc#pauseSumMs"));
+        assertThat(back.get(0).withVerdict(Verdict.CONFIRMED).numbers()).isEqualTo(back.get(0).numbers());
+        assertThat(back.get(1).numbers()).isEmpty();
+    }
+
+    @Test
+    void findingsWrittenBeforeNumbersExistedStillRead(@TempDir Path dir) throws Exception {
+        CaseFile cf = CaseFile.create(dir);
+        cf.write(CaseInfo.of("diagnose", 0, 1000, "x", Map.of()));
+        Files.writeString(dir.resolve("findings.json"), "[{\"id\":\"a\",\"title\":\"A\",\"severity\":\"WARN\",\"score\":0.5,"
+                + "\"verdict\":\"CONFIRMED\",\"summary\":\"s 3 ms\",\"evidence\":[\"series/gc#pauseSumMs\"],\"explains\":[]}]");
+        Finding old = CaseFile.open(dir).findings().get(0);
+        assertThat(old.numbers()).isEmpty();
+        assertThat(old.evidence()).containsExactly("series/gc#pauseSumMs");
+    }
+
+    @Test
     void unmeasuredWindowsSurviveAsNaN(@TempDir Path dir) {
         CaseFile cf = CaseFile.create(dir);
         cf.write(CaseInfo.of("diagnose", 0, 2000, "x", Map.of()));

@@ -5,6 +5,7 @@ import static io.culprit.report.internal.Html.esc;
 import io.culprit.model.Finding;
 import io.culprit.model.Verdict;
 import io.culprit.report.internal.Cells;
+import io.culprit.report.internal.NumberLinks;
 import io.culprit.report.internal.Refs;
 import java.util.List;
 import java.util.Optional;
@@ -36,7 +37,7 @@ final class VerdictHtml {
             }
             dd(h, "chain", c.toString());
         }
-        dd(h, "why", esc(top.explanation()));
+        dd(h, "why", NumberLinks.html(top.explanation(), top.numbers(), refs));
         dd(h, "fix", esc(top.fix()));
         dd(h, "confirm", top.confirm() == null ? null : "<code>" + esc(top.confirm()) + "</code>");
         dd(h, "evidence", evidence(top.evidence(), refs));
@@ -60,8 +61,13 @@ final class VerdictHtml {
         h.append("</tbody></table></section>\n");
     }
 
-    /** The summary carries the numbers: it links to where the first of them came from. */
+    /**
+     * The summary carries the numbers: each number the rule tagged links to the chart, row or flame
+     * graph it came from. A finding without tags (written before rules tagged, or whose refs the
+     * page lacks) links the whole sentence to where its first evidence is, as before.
+     */
     private static String linked(Finding f, Refs refs) {
+        if (NumberLinks.links(f.summary(), f.numbers(), refs)) return NumberLinks.html(f.summary(), f.numbers(), refs);
         Optional<String> target = f.evidence().stream().map(refs::target).flatMap(Optional::stream).findFirst();
         return target.map(t -> "<a class=\"ev-sum\" href=\"#" + t + "\">" + esc(f.summary()) + "</a>").orElse(esc(f.summary()));
     }

@@ -150,9 +150,9 @@
     });
   }
 
-  // An evidence link scrolls to its chart or row (the browser does that) and flashes it.
+  // An evidence link (a ref, a summary, a number) scrolls to its chart or row (the browser does that) and flashes it.
   document.addEventListener('click', function (e) {
-    var a = e.target.closest && e.target.closest('a.ev, a.ev-sum');
+    var a = e.target.closest && e.target.closest('a.ev, a.ev-sum, a.num');
     if (!a) return;
     var t = document.getElementById(a.getAttribute('href').slice(1));
     if (!t) return;

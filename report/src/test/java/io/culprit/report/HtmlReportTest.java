@@ -3,6 +3,7 @@ package io.culprit.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.culprit.model.CaseFile;
+import io.culprit.model.Finding;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,15 +37,32 @@ class HtmlReportTest {
         String html = HtmlReport.render(TestCases.report(cf));
 
         List<String> targets = new ArrayList<>();
-        Matcher m = Pattern.compile("<a class=\"ev(?:-sum)?\" href=\"#([^\"]+)\">").matcher(html);
+        Matcher m = Pattern.compile("<a class=\"(?:ev|ev-sum|num)\" href=\"#([^\"]+)\"").matcher(html);
         while (m.find()) targets.add(m.group(1));
         assertThat(targets).isNotEmpty();
         for (String t : targets) TestCases.has(html, "id=\"" + t + "\"");
         // A row ref scrolls to that row, a series ref to the chart plotting the column.
         TestCases.has(html, "href=\"#row-locks-0\">tables/locks#0</a>", "<tr id=\"row-locks-0\">",
                 "href=\"#chart-latency\">series/requests#p99Ms</a>");
-        // The summary sentence (the numbers) links to its first evidence too.
-        TestCases.has(html, "<tr id=\"finding-lock-contention\"", "<a class=\"ev-sum\" href=\"#row-locks-0\">");
+        // Each number of the summary links to its own source: totals to the table, the top lock's events to its row,
+        // the runner-up's blocked time to the second row.
+        TestCases.hasInOrder(html, "<tr id=\"finding-lock-contention\"",
+                "threads spent <a class=\"num\" href=\"#table-locks\" title=\"tables/locks\">1,230 s</a> blocked",
+                "(<a class=\"num\" href=\"#table-locks\" title=\"tables/locks\">46 %</a> of request time)",
+                "<a class=\"num\" href=\"#row-locks-0\" title=\"tables/locks#0\">180,000</a> events",
+                "(<a class=\"num\" href=\"#row-locks-1\" title=\"tables/locks#1\">30 s</a>");
+    }
+
+    @Test
+    void aFindingWithoutTaggedNumbersLinksItsWholeSummaryToItsFirstEvidence() {
+        CaseFile cf = TestCases.copy("timer-lock-log-storm", tmp);
+        // As read from a findings.json written before rules tagged their numbers.
+        List<Finding> old = TestCases.diagnose(cf).stream().map(f -> new Finding(f.id(), f.title(), f.severity(), f.score(),
+                f.verdict(), f.summary(), f.explanation(), f.fix(), f.confirm(), f.evidence(), f.explains(), f.culprit())).toList();
+        String html = HtmlReport.render(ReportBuilder.build(cf, old));
+
+        TestCases.has(html, "<tr id=\"finding-lock-contention\"", "<a class=\"ev-sum\" href=\"#row-locks-0\">threads spent 1,230 s");
+        TestCases.lacks(html, "<a class=\"num\"");
     }
 
     @Test

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.culprit.model.CaseFile;
+import io.culprit.report.internal.Refs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
@@ -124,6 +126,44 @@ class ReportBrowserIT {
         shot(OUT.resolve("report-verdict.png"));
         // Nothing wider than the window: long frames and refs wrap.
         assertThat(js.executeScript("return document.documentElement.scrollWidth <= window.innerWidth")).isEqualTo(true);
+        assertNoErrorsNorRequests();
+    }
+
+    @Test
+    void numbersInTheVerdictScrollToTheChartRowOrFlameGraphTheyCameFrom() throws Exception {
+        CaseFile cf = TestCases.copy("converter-rebuild", tmp.resolve("numbers"));
+        TestCases.profile(cf, "cpu.collapsed", "cpu.collapsed");
+        Report report = TestCases.report(cf);
+        Refs refs = new Refs(report);
+        Path page = Files.writeString(OUT.resolve("report-numbers.html"), HtmlReport.render(report));
+        driver.get(page.toUri().toString());
+        JavascriptExecutor js = driver;
+        assertNoErrorsNorRequests();
+
+        List<WebElement> numbers = driver.findElements(By.cssSelector("#verdict .summary a.num"));
+        List<String> kinds = new ArrayList<>();
+        for (WebElement number : numbers) {
+            String ref = number.getAttribute("title"), target = number.getAttribute("href").replaceAll(".*#", "");
+            // The link goes where the page resolves the number's ref: its row, table, chart or flame graph.
+            assertThat(target).as(number.getText() + " from " + ref).isEqualTo(refs.target(ref).orElseThrow());
+            kinds.add(target.replaceAll("-.*", ""));
+            js.executeScript("window.scrollTo(0, 0)");
+            number.click();
+            assertThat(js.executeScript("return document.getElementById(arguments[0]).classList.contains('flash')", target))
+                    .as("#" + target + " flashed after its number was clicked").isEqualTo(true);
+            double nav = ((Number) js.executeScript("return document.querySelector('nav').getBoundingClientRect().bottom")).doubleValue();
+            double[] last = {Double.NaN};
+            new WebDriverWait(driver, Duration.ofSeconds(3)).withMessage(() -> number.getText() + ": #" + target + " top at " + last[0])
+                    .until(d -> {
+                        last[0] = ((Number) js.executeScript("return document.getElementById(arguments[0]).getBoundingClientRect().top",
+                                target)).doubleValue();
+                        return last[0] >= nav && last[0] < 200;
+                    });
+        }
+        // converter-rebuild's verdict: counts from the construction table's row, the CPU share from the flame graph.
+        assertThat(kinds).contains("row", "flame");
+        js.executeScript("window.scrollTo(0, 0)");
+        shot(OUT.resolve("report-numbers.png"));
         assertNoErrorsNorRequests();
     }
 

@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -49,7 +50,11 @@ public final class CaughtExceptionsRule implements Rule {
             if (top < 0 || t.number(i, "count") > t.number(top, "count")) top = i;
         }
         Finding.Builder b = finding(Severity.OK).evidence("tables/exceptions");
-        if (top < 0) return b.summary("no caught exceptions recorded (" + t.rows().size() + " escaped types).").build();
+        Numbers n = new Numbers();
+        if (top < 0) {
+            return b.summary("no caught exceptions recorded (" + n.tag(String.valueOf(t.rows().size()), "tables/exceptions")
+                    + " escaped types).").numbers(n.refs()).build();
+        }
         boolean perReq = ev.requestCount() > 0 || Double.isFinite(t.number(top, "perRequest"));
         double cpus = ev.cpus() > 0 ? ev.cpus() : 1;
         // Measured where the case has a cpu profile (stack filling on the stack), else estimated per throw.
@@ -62,14 +67,16 @@ public final class CaughtExceptionsRule implements Rule {
                 : perSecond >= PER_SECOND_WARN ? Severity.WARN : Severity.OK;
         String type = t.text(top, "type");
         String site = t.text(top, "site");
-        String rate = (perReq ? Fmt.num(perRequest) + " per request, " : "") + Fmt.num(perSecond) + "/s";
-        if (sev == Severity.OK) return b.summary("caught exceptions: " + rate + ", top " + type + ".").build();
+        String rate = (perReq ? n.tag(Fmt.num(perRequest), "tables/exceptions") + " per request, " : "")
+                + n.tag(Fmt.num(perSecond), "tables/exceptions") + "/s";
+        if (sev == Severity.OK) return b.summary("caught exceptions: " + rate + ", top " + type + ".").numbers(n.refs()).build();
         Object caught = t.rows().get(top).get("caught");
         b.severity(sev).score(cpuShare).culprit(site).evidence("tables/exceptions#" + top)
                 .summary("exceptions thrown and " + (caught == null ? "probably " : "") + "caught: " + rate + "; top "
-                        + Fmt.num(ev.perRequest(t, top)) + " " + type + " per request at " + site
-                        + (profiled ? " (" + Fmt.pct(cpuShare) + " of CPU samples filling stack traces)."
-                        : " (≈" + Fmt.pct(cpuShare) + " of " + Fmt.num(cpus) + " CPU(s) filling stack traces)."))
+                        + n.tag(Fmt.num(ev.perRequest(t, top)), "tables/exceptions#" + top) + " " + type + " per request at " + site
+                        + (profiled ? " (" + n.tag(Fmt.pct(cpuShare), ev.cpuRef()) + " of CPU samples filling stack traces)."
+                        : " (≈" + n.tag(Fmt.pct(cpuShare), "tables/exceptions") + " of " + Fmt.num(cpus) + " CPU(s) filling stack traces)."))
+                .numbers(n.refs())
                 .explanation("Each throw walks the stack to fill its trace; caught and ignored, it leaves no log line,"
                         + " only CPU burnt on every request. The throw site and its callers show who asks for it.")
                 .fix("Avoid the exceptional path: check before calling (class presence, property existence),"

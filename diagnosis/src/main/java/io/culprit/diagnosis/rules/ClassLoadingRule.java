@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
@@ -51,19 +52,22 @@ public final class ClassLoadingRule implements Rule {
         Severity sev = perReq
                 ? perRequest >= PER_REQUEST_CRITICAL ? Severity.CRITICAL : perRequest >= PER_REQUEST_WARN ? Severity.WARN : Severity.OK
                 : perSecond >= PER_SECOND_WARN ? Severity.WARN : Severity.OK;
+        Numbers n = new Numbers();
         StringBuilder kinds = new StringBuilder();
-        byKind.forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ").append(Fmt.num(v)).append(' ').append(k));
+        byKind.forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ").append(n.tag(Fmt.num(v), "tables/classloading")).append(' ').append(k));
         String unit = perReq ? " per request" : "/s";
-        if (sev == Severity.OK) return b.summary("lookups" + unit + ": " + kinds + ".").build();
+        if (sev == Severity.OK) return b.summary("lookups" + unit + ": " + kinds + ".").numbers(n.refs()).build();
         double timeShare = totalMs > 0 && ev.requestTimeMs() > 0 ? totalMs / ev.requestTimeMs() : Double.NaN;
         double cpuShare = ev.cpuShare(Frames::isLookup);
         double score = Math.max(Double.isFinite(timeShare) ? timeShare : 0, Double.isFinite(cpuShare) ? cpuShare : 0);
         String caller = Evidence.text(t, top, "caller");
         String culprit = caller.isEmpty() ? Frames.firstNonJdk(Evidence.stack(t, top, "stack")) : caller;
         b.severity(sev).score(score).culprit(culprit).evidence("tables/classloading#" + top)
-                .summary("lookups" + unit + ": " + kinds + "; top " + Fmt.num(perReq ? ev.perRequest(t, top) : ev.perSecond(t, top))
+                .summary("lookups" + unit + ": " + kinds + "; top "
+                        + n.tag(Fmt.num(perReq ? ev.perRequest(t, top) : ev.perSecond(t, top)), "tables/classloading#" + top)
                         + unit + " " + t.text(top, "kind") + " " + t.text(top, "name") + " by " + culprit
-                        + weight(timeShare, cpuShare) + ".")
+                        + weight(timeShare, cpuShare, ev.cpuRef(), n) + ".")
+                .numbers(n.refs())
                 .explanation("Class and resource lookups are meant to happen once at startup. On the request path a"
                         + " failed load throws (and is usually swallowed), SPI lookups scan META-INF/services, and"
                         + " under a fat jar every miss walks the nested jars with I/O.")
@@ -95,9 +99,9 @@ public final class ClassLoadingRule implements Rule {
         return false;
     }
 
-    private static String weight(double timeShare, double cpuShare) {
-        String time = Double.isFinite(timeShare) ? Fmt.pct(timeShare) + " of request time" : "";
-        String cpu = Double.isFinite(cpuShare) && cpuShare > 0 ? Fmt.pct(cpuShare) + " of CPU samples in lookups" : "";
+    private static String weight(double timeShare, double cpuShare, String cpuRef, Numbers n) {
+        String time = Double.isFinite(timeShare) ? n.tag(Fmt.pct(timeShare), "tables/classloading") + " of request time" : "";
+        String cpu = Double.isFinite(cpuShare) && cpuShare > 0 ? n.tag(Fmt.pct(cpuShare), cpuRef) + " of CPU samples in lookups" : "";
         if (time.isEmpty() && cpu.isEmpty()) return "";
         return " (" + time + (time.isEmpty() || cpu.isEmpty() ? "" : ", ") + cpu + ")";
     }

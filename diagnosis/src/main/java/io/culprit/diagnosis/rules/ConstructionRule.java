@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
@@ -45,17 +46,22 @@ public final class ConstructionRule implements Rule {
             if (top < 0 || key > topCost) { top = i; topCost = key; }
         }
         if (top < 0) {
+            Numbers n = new Numbers();
             return finding(Severity.OK).evidence("tables/construction").summary("no costly type constructed once or more per request ("
-                    + t.rows().size() + " types watched).").build();
+                    + n.tag(String.valueOf(t.rows().size()), "tables/construction") + " types watched).").numbers(n.refs()).build();
         }
         double cost = cost(ev, t, top);
         String type = t.text(top, "type");
         String caller = Evidence.text(t, top, "caller");
-        String unit = Double.isFinite(t.number(top, "meanMs")) ? "request time" : "CPU samples";
-        return describe(ev, type, caller, cost).evidence("tables/construction#" + top)
-                .summary(Fmt.num(ev.perRequest(t, top)) + " new " + type + " per request (" + Fmt.num(t.number(top, "count"))
-                        + " in total)" + (caller.isEmpty() ? "" : ", built by " + caller)
-                        + (Double.isFinite(cost) ? ", " + Fmt.pct(cost) + " of " + unit : "") + ".")
+        boolean timed = Double.isFinite(t.number(top, "meanMs"));
+        String unit = timed ? "request time" : "CPU samples";
+        String row = "tables/construction#" + top;
+        Numbers n = new Numbers();
+        return describe(ev, type, caller, cost).evidence(row)
+                .summary(n.tag(Fmt.num(ev.perRequest(t, top)), row) + " new " + type + " per request ("
+                        + n.tag(Fmt.num(t.number(top, "count")), row) + " in total)" + (caller.isEmpty() ? "" : ", built by " + caller)
+                        + (Double.isFinite(cost) ? ", " + n.tag(Fmt.pct(cost), timed ? row : ev.cpuRef()) + " of " + unit : "") + ".")
+                .numbers(n.refs())
                 .build();
     }
 
@@ -74,11 +80,13 @@ public final class ConstructionRule implements Rule {
                 String type = frame.substring(0, frame.length() - ".<init>".length());
                 String caller = f + 1 < stack.size() ? stack.get(f + 1) : "";
                 double cost = hotShare(ev, type);
+                Numbers n = new Numbers();
                 return Optional.of(describe(ev, type, caller, cost).evidence("tables/classloading#" + i)
-                        .summary(Fmt.num(ev.perRequest(t, i)) + " " + t.text(i, "kind") + " per request run inside new " + type
-                                + (caller.isEmpty() ? "" : ", built by " + caller) + " on every call"
-                                + (Double.isFinite(cost) ? ", " + Fmt.pct(cost) + " of CPU samples" : "")
+                        .summary(n.tag(Fmt.num(ev.perRequest(t, i)), "tables/classloading#" + i) + " " + t.text(i, "kind")
+                                + " per request run inside new " + type + (caller.isEmpty() ? "" : ", built by " + caller) + " on every call"
+                                + (Double.isFinite(cost) ? ", " + n.tag(Fmt.pct(cost), ev.cpuRef()) + " of CPU samples" : "")
                                 + " (seen in the lookup stacks; no construction probe).")
+                        .numbers(n.refs())
                         .build());
             }
         }

@@ -3,6 +3,7 @@ package io.culprit.diagnosis.rules;
 import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.diagnosis.internal.LoadJson;
 import io.culprit.model.Finding;
@@ -60,30 +61,33 @@ public final class CpuSaturationRule implements Rule {
         double busy = machine.get().quantile(0.9);
         double jvm = jvmShare(ev);
         String cpus = Double.isFinite(ev.cpus()) ? " of " + Fmt.num(ev.cpus()) + " CPU(s)" : "";
-        String who = Double.isFinite(jvm) ? ", this JVM " + Fmt.pct(jvm) : "";
+        Numbers n = new Numbers();
+        String who = Double.isFinite(jvm) ? ", this JVM " + n.tag(Fmt.pct(jvm), "series/cpu#jvmUser") : "";
         Finding.Builder b = finding(Severity.OK).evidence("series/cpu#machineTotal");
+        String p90 = n.tag(Fmt.pct(busy), "series/cpu#machineTotal") + " at p90" + cpus + who;
         if (busy < WARN) {
-            return b.summary("machine CPU " + Fmt.pct(machine.get().mean()) + " mean, " + Fmt.pct(busy) + " at p90" + cpus + who + ".").build();
+            return b.summary("machine CPU " + n.tag(Fmt.pct(machine.get().mean()), "series/cpu#machineTotal") + " mean, " + p90 + ".")
+                    .numbers(n.refs()).build();
         }
         String[] hot = hottestFrame(ev);
         // A machine busy with something else (a load generator on the same host) is not this service's fault.
         if (othersDominate(busy, jvm)) {
-            return b.severity(Severity.INFO).summary("machine CPU " + Fmt.pct(busy) + " at p90" + cpus + who
-                    + ": mostly other processes, not this JVM.").build();
+            return b.severity(Severity.INFO).summary("machine CPU " + p90 + ": mostly other processes, not this JVM.")
+                    .numbers(n.refs()).build();
         }
         if ("closed".equals(LoadJson.model(ev.caseFile().dir()))) {
             // A closed-model load sends the next request as soon as one returns: it drives any service
             // to its capacity, so a busy CPU is the test working. What the CPU is spent on is what matters.
             return b.severity(Severity.INFO).culprit(hot == null ? null : hot[0])
-                    .summary("machine CPU " + Fmt.pct(busy) + " at p90" + cpus + who + " under a closed-model load, which runs"
-                            + " the service at its capacity" + (hot == null ? "" : "; hottest frame " + hot[0] + " (" + hot[1] + " self)")
-                            + ".").build();
+                    .summary("machine CPU " + p90 + " under a closed-model load, which runs"
+                            + " the service at its capacity" + (hot == null ? "" : "; hottest frame " + hot[0] + " (" + n.tag(hot[1], hot[2]) + " self)")
+                            + ".").numbers(n.refs()).build();
         }
         return b.severity(busy >= CRITICAL ? Severity.CRITICAL : Severity.WARN)
                 .score(Double.isFinite(jvm) ? jvm : machine.get().mean())
                 .culprit(hot == null ? null : hot[0])
-                .summary("machine CPU " + Fmt.pct(busy) + " at p90" + cpus + who
-                        + (hot == null ? "" : "; hottest frame " + hot[0] + " (" + hot[1] + " self)") + ".")
+                .summary("machine CPU " + p90 + (hot == null ? "" : "; hottest frame " + hot[0] + " (" + n.tag(hot[1], hot[2]) + " self)") + ".")
+                .numbers(n.refs())
                 .explains("slow-calls").explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .explanation("With every core busy, threads queue for CPU: all work, including time measured around"
                         + " remote calls, stretches. Find what burns the CPU before tuning anything else.")
@@ -92,12 +96,13 @@ public final class CpuSaturationRule implements Rule {
                 .build();
     }
 
+    /** The hottest frame by self share: its name, its share, and the ref of its row. */
     private static String[] hottestFrame(Evidence ev) {
         Optional<Table> hs = ev.rows("cpu-hotspots");
         if (hs.isEmpty()) return null;
         Table t = hs.get();
         int best = 0;
         for (int i = 1; i < t.rows().size(); i++) if (t.number(i, "selfShare") > t.number(best, "selfShare")) best = i;
-        return new String[] {t.text(best, "frame"), Fmt.pct(t.number(best, "selfShare"))};
+        return new String[] {t.text(best, "frame"), Fmt.pct(t.number(best, "selfShare")), "tables/cpu-hotspots#" + best};
     }
 }

@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -49,11 +50,14 @@ public final class DbRowLockRule implements Rule {
         if (top < 0 && fromWaits != null) return fromWaits;
         if (top < 0) return b.summary("no locking SQL statement over " + Fmt.ms(SlowCallsRule.SQL_SLOW_MS) + " at P99.").build();
         double share = t.number(top, "shareOfRequestTime");
+        Numbers n = new Numbers();
         Severity sev = share >= SHARE_CRITICAL ? Severity.WARN : share >= SHARE_WARN ? Severity.INFO : Severity.OK;
         String target = t.text(top, "target");
         return b.severity(sev).score(share * 0.8).culprit(target).evidence("tables/calls#" + top)
-                .summary("locking statement " + SlowCallsRule.quote(target) + " takes " + Fmt.pct(share) + " of request time (P99 "
-                        + Fmt.ms(t.number(top, "p99Ms")) + "): likely waiting on a row lock (no db-locks evidence to prove it).")
+                .summary("locking statement " + SlowCallsRule.quote(target) + " takes " + n.tag(Fmt.pct(share), "tables/calls#" + top)
+                        + " of request time (P99 " + n.tag(Fmt.ms(t.number(top, "p99Ms")), "tables/calls#" + top)
+                        + "): likely waiting on a row lock (no db-locks evidence to prove it).")
+                .numbers(n.refs())
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription")
                 .explanation(EXPLANATION).fix(FIX)
@@ -81,10 +85,13 @@ public final class DbRowLockRule implements Rule {
                 : waitMs > 0 ? Severity.INFO : Severity.OK;
         String query = t.text(top, "query");
         String relation = Evidence.text(t, top, "relation");
-        return finding(sev).score(share).culprit(query).evidence("tables/db-locks#" + top)
-                .summary(Fmt.num(t.number(top, "waits")) + " waits on a row lock" + (relation.isEmpty() ? "" : " of " + relation)
-                        + " by " + SlowCallsRule.quote(query) + ", " + Fmt.ms(t.number(top, "waitMs")) + " of waiting in total"
-                        + (Double.isFinite(share) ? ": " + Fmt.pct(share) + " of request time" : "") + ".")
+        Numbers n = new Numbers();
+        String row = "tables/db-locks#" + top;
+        return finding(sev).score(share).culprit(query).evidence(row)
+                .summary(n.tag(Fmt.num(t.number(top, "waits")), row) + " waits on a row lock" + (relation.isEmpty() ? "" : " of " + relation)
+                        + " by " + SlowCallsRule.quote(query) + ", " + n.tag(Fmt.ms(t.number(top, "waitMs")), row) + " of waiting in total"
+                        + (Double.isFinite(share) ? ": " + n.tag(Fmt.pct(share), "tables/db-locks") + " of request time" : "") + ".")
+                .numbers(n.refs())
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription")
                 .explanation(EXPLANATION).fix(FIX)
@@ -109,9 +116,11 @@ public final class DbRowLockRule implements Rule {
         double requestMs = ev.requestTimeMs();
         // Requests still in flight when measuring started or ended wait too: never more than all the time.
         double share = requestMs > 0 ? Math.min(1, waitMs / requestMs) : Double.NaN;
+        Numbers n = new Numbers();
         if (top < 0 || !(share >= SHARE_WARN)) {
-            return b.summary("requests blocked in write statements for " + Fmt.ms(waitMs)
-                    + (Double.isFinite(share) ? " (" + Fmt.pct(share) + " of request time)" : "") + ".").build();
+            return b.summary("requests blocked in write statements for " + n.tag(Fmt.ms(waitMs), "tables/db-waits")
+                    + (Double.isFinite(share) ? " (" + n.tag(Fmt.pct(share), "tables/db-waits") + " of request time)" : "") + ".")
+                    .numbers(n.refs()).build();
         }
         String lockFrame = Evidence.text(t, top, "lockFrame");
         String caller = Evidence.text(t, top, "caller");
@@ -119,11 +128,13 @@ public final class DbRowLockRule implements Rule {
         boolean direct = !lockFrame.isEmpty();
         Severity sev = direct && share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN;
         return b.severity(sev).score(direct ? share : share * 0.8).culprit(caller).evidence("tables/db-waits#" + top)
-                .summary("requests spend " + Fmt.pct(share) + " of their time blocked in " + t.text(top, "method") + " called from "
-                        + caller + " (" + Fmt.num(t.number(top, "events")) + " waits, " + Fmt.ms(t.number(top, "waitMs")) + ")"
+                .summary("requests spend " + n.tag(Fmt.pct(share), "tables/db-waits") + " of their time blocked in " + t.text(top, "method")
+                        + " called from " + caller + " (" + n.tag(Fmt.num(t.number(top, "events")), "tables/db-waits#" + top) + " waits, "
+                        + n.tag(Fmt.ms(t.number(top, "waitMs")), "tables/db-waits#" + top) + ")"
                         + (direct ? ", waiting in the database's lock code (" + lockFrame + ")"
                         : ": likely a row lock held by another transaction (the wait is on the server)")
                         + (statement == null ? "" : "; the slowest locking statement is " + SlowCallsRule.quote(statement)) + ".")
+                .numbers(n.refs())
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription").explains("lock-contention")
                 .explanation(EXPLANATION).fix(FIX)

@@ -3,6 +3,7 @@ package io.culprit.diagnosis.rules;
 import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.diagnosis.Stats;
 import io.culprit.model.Finding;
@@ -53,30 +54,39 @@ public final class GcPressureRule implements Rule {
         double worstShare = pause.get().max() / windowMs;
         Finding.Builder b = finding(Severity.OK).evidence("series/gc#pauseSumMs");
         List<String> pressure = new ArrayList<>();
+        // Tags for the pressure lines go to their own Numbers: the lines are only printed when the finding is a problem.
+        Numbers n = new Numbers();
+        Numbers np = new Numbers();
+        String pauses = "series/gc#pauseSumMs", counts = "series/gc#pauseCount";
 
-        if (share >= PAUSE_SHARE_WARN) pressure.add("GC pauses took " + Fmt.pct(share) + " of wall time");
+        if (share >= PAUSE_SHARE_WARN) pressure.add("GC pauses took " + np.tag(Fmt.pct(share), pauses) + " of wall time");
         double sumGrowth = Stats.ratio(pause.get().lastThird(), pause.get().firstThird());
         double countGrowth = ev.stats("gc", "pauseCount").map(s -> Stats.ratio(s.lastThird(), s.firstThird())).orElse(Double.NaN);
         if (sumGrowth >= SUM_GROWTH_MIN && (!Double.isFinite(countGrowth) || sumGrowth >= GROWTH_OVER_COUNT * countGrowth)) {
-            String counts = ev.stats("gc", "pauseCount").map(s -> " while their count grew " + Fmt.times(countGrowth)
-                    + " (" + Fmt.num(s.firstThird()) + " → " + Fmt.num(s.lastThird()) + ")").orElse("");
-            pressure.add("GC pause time per " + Fmt.ms(windowMs) + " window grew " + Fmt.times(sumGrowth) + " ("
-                    + Fmt.ms(pause.get().firstThird()) + " → " + Fmt.ms(pause.get().lastThird()) + ")" + counts);
+            String countText = ev.stats("gc", "pauseCount").map(s -> " while their count grew " + np.tag(Fmt.times(countGrowth), counts)
+                    + " (" + np.tag(Fmt.num(s.firstThird()), counts) + " → " + np.tag(Fmt.num(s.lastThird()), counts) + ")").orElse("");
+            pressure.add("GC pause time per " + Fmt.ms(windowMs) + " window grew " + np.tag(Fmt.times(sumGrowth), pauses) + " ("
+                    + np.tag(Fmt.ms(pause.get().firstThird()), pauses) + " → " + np.tag(Fmt.ms(pause.get().lastThird()), pauses) + ")"
+                    + countText);
         }
         String collector = collector(ev);
         double minFree = minHeapFree(ev, collector);
         double free = freeRatio(ev);
         if (Double.isFinite(free) && Double.isFinite(minFree) && free * 100 < minFree) {
-            pressure.add("heap free after GC " + Fmt.pct(free) + " < " + (collector.isEmpty() ? "" : collector + " ")
-                    + "MinHeapFreeRatio " + Fmt.num(minFree) + " %");
+            boolean configured = ev.rows("heap-config").map(t -> Double.isFinite(t.number(0, "minHeapFreeRatio"))).orElse(false);
+            String minText = Fmt.num(minFree) + " %";
+            if (configured) np.tag(minText, "tables/heap-config#0");
+            pressure.add("heap free after GC " + np.tag(Fmt.pct(free), "series/heap#usedAfterGcMb") + " < "
+                    + (collector.isEmpty() ? "" : collector + " ") + "MinHeapFreeRatio " + minText);
             b.evidence("series/heap#usedAfterGcMb");
         }
-        resizing(ev).ifPresent(pressure::add);
+        resizing(ev, np).ifPresent(pressure::add);
 
         Impact impact = impact(ev);
         boolean impacts = impact.r >= IMPACT_CORRELATION && worstShare >= IMPACT_WINDOW_SHARE;
-        String perRequest = allocationPerRequest(ev);
-        String site = topAllocationSite(ev);
+        Numbers nAlloc = new Numbers();
+        String perRequest = allocationPerRequest(ev, nAlloc);
+        String site = topAllocationSite(ev, nAlloc);
         if (!site.isEmpty()) perRequest = perRequest.isEmpty() ? site : perRequest + ", " + site;
 
         Severity sev = share >= PAUSE_SHARE_CRITICAL || (impacts && !pressure.isEmpty()) ? Severity.CRITICAL
@@ -84,12 +94,16 @@ public final class GcPressureRule implements Rule {
                 : !pressure.isEmpty() ? Severity.INFO : Severity.OK;
         b.severity(sev).score(impacts ? impact.r * impact.r : share);
         if (sev == Severity.OK) {
-            return b.summary("GC paused " + Fmt.pct(share) + " of wall time (worst window " + Fmt.pct(worstShare)
-                    + ")" + (Double.isFinite(impact.r) ? ", not tracking " + impact.what : "")
-                    + (Double.isFinite(free) ? "; heap free after GC " + Fmt.pct(free) : "") + ".").build();
+            return b.summary("GC paused " + n.tag(Fmt.pct(share), pauses) + " of wall time (worst window "
+                    + n.tag(Fmt.pct(worstShare), pauses) + ")" + (Double.isFinite(impact.r) ? ", not tracking " + impact.what(n) : "")
+                    + (Double.isFinite(free) ? "; heap free after GC " + n.tag(Fmt.pct(free), "series/heap#usedAfterGcMb") : "") + ".")
+                    .numbers(n.refs()).build();
         }
-        String head = pressure.isEmpty() ? "GC paused " + Fmt.pct(share) + " of wall time" : String.join("; ", pressure);
-        String tail = impacts ? ", and the pauses track " + impact.what : "";
+        String head = pressure.isEmpty() ? "GC paused " + n.tag(Fmt.pct(share), pauses) + " of wall time" : String.join("; ", pressure);
+        if (!pressure.isEmpty()) b.numbers(np.refs());
+        String tail = impacts ? ", and the pauses track " + impact.what(n) : "";
+        b.numbers(n.refs());
+        if (!perRequest.isEmpty()) b.numbers(nAlloc.refs());
         b.summary(head + tail + (perRequest.isEmpty() ? "" : "; " + perRequest) + ".");
         if (!site.isEmpty()) b.evidence("tables/alloc-sites#0");
         if (impacts) {
@@ -115,13 +129,31 @@ public final class GcPressureRule implements Rule {
 
     private static final class Impact {
         final double r;
-        final String what;
         final String ref;
+        private final double rPending, rP99;
+        private final boolean both;
 
-        Impact(double r, String what, String ref) {
+        Impact(double r, String ref, double rPending, double rP99, boolean both) {
             this.r = r;
-            this.what = what;
             this.ref = ref;
+            this.rPending = rPending;
+            this.rP99 = rP99;
+            this.both = both;
+        }
+
+        /** What the pauses track, each r tagged with the symptom's series; built only where it is printed. */
+        String what(Numbers n) {
+            boolean pendingFirst = ref.startsWith("pools");
+            String first = pendingFirst ? pending(n) : p99(n);
+            return both ? first + " and " + (pendingFirst ? p99(n) : pending(n)) : first;
+        }
+
+        private String pending(Numbers n) {
+            return "the pool's pending threads (r = " + n.tag(r(rPending), "series/pools#hikariPending") + ")";
+        }
+
+        private String p99(Numbers n) {
+            return "P99 latency (r = " + n.tag(r(rP99), "series/requests#p99Ms") + ")";
         }
     }
 
@@ -133,15 +165,11 @@ public final class GcPressureRule implements Rule {
                 ? ev.correlation("gc", "pauseSumMs", "pools", "hikariPending") : Double.NaN;
         double rP99 = ev.stats("requests", "p99Ms").map(s -> s.max() >= 3 * s.min() && s.max() >= TailLatencyRule.TAIL_MIN_MS).orElse(false)
                 ? ev.correlation("gc", "pauseSumMs", "requests", "p99Ms") : Double.NaN;
-        if (!Double.isFinite(rPending) && !Double.isFinite(rP99)) return new Impact(Double.NaN, "", "");
+        if (!Double.isFinite(rPending) && !Double.isFinite(rP99)) return new Impact(Double.NaN, "", rPending, rP99, false);
         boolean pendingFirst = !(rP99 > rPending);
         double best = pendingFirst ? rPending : rP99;
-        String pending = "the pool's pending threads (r = " + r(rPending) + ")";
-        String p99 = "P99 latency (r = " + r(rP99) + ")";
-        String what = pendingFirst ? pending : p99;
         double other = pendingFirst ? rP99 : rPending;
-        if (other >= IMPACT_CORRELATION) what += " and " + (pendingFirst ? p99 : pending);
-        return new Impact(best, what, pendingFirst ? "pools#hikariPending" : "requests#p99Ms");
+        return new Impact(best, pendingFirst ? "pools#hikariPending" : "requests#p99Ms", rPending, rP99, other >= IMPACT_CORRELATION);
     }
 
     private static String collector(Evidence ev) {
@@ -171,31 +199,34 @@ public final class GcPressureRule implements Rule {
         return committed > 0 ? 1 - used / committed : Double.NaN;
     }
 
-    private static Optional<String> resizing(Evidence ev) {
+    private static Optional<String> resizing(Evidence ev, Numbers n) {
         Optional<ColumnStats> committed = ev.stats("heap", "committedMb");
         if (committed.isEmpty()) return Optional.empty();
         double max = ev.stats("heap", "maxMb").map(ColumnStats::max).orElse(committed.get().max());
         double moved = committed.get().max() - committed.get().min();
         if (!(moved >= RESIZE_SHARE * committed.get().max())) return Optional.empty();
-        return Optional.of("committed heap resized " + Fmt.num(committed.get().min()) + " → " + Fmt.num(committed.get().max())
-                + " MB of max " + Fmt.num(max) + " MB during the run");
+        String ref = "series/heap#committedMb";
+        return Optional.of("committed heap resized " + n.tag(Fmt.num(committed.get().min()), ref) + " → "
+                + n.tag(Fmt.num(committed.get().max()), ref) + " MB of max "
+                + n.tag(Fmt.num(max), ev.has("heap", "maxMb") ? "series/heap#maxMb" : ref) + " MB during the run");
     }
 
-    private static String allocationPerRequest(Evidence ev) {
+    private static String allocationPerRequest(Evidence ev, Numbers n) {
         double mbPerSec = ev.stats("alloc", "mbPerSec").map(ColumnStats::mean).orElse(Double.NaN);
         double rps = ev.stats("requests", "rps").map(ColumnStats::mean).orElse(Double.NaN);
         if (!(mbPerSec > 0) || !(rps > 0)) return "";
-        return Fmt.num(mbPerSec) + " MB/s allocated, " + Fmt.num(mbPerSec * 1024 / rps) + " KB per request";
+        return n.tag(Fmt.num(mbPerSec), "series/alloc#mbPerSec") + " MB/s allocated, "
+                + n.tag(Fmt.num(mbPerSec * 1024 / rps), "series/alloc#mbPerSec") + " KB per request";
     }
 
     /** Where the allocation comes from (JFR allocation samples): the fix's second half names this code. */
-    private static String topAllocationSite(Evidence ev) {
+    private static String topAllocationSite(Evidence ev, Numbers n) {
         Optional<Table> sites = ev.rows("alloc-sites");
         if (sites.isEmpty()) return "";
         Table t = sites.get();
         double share = t.number(0, "share");
         if (!(share >= MIN_SITE_SHARE)) return "";
         String cls = Evidence.text(t, 0, "topClass");
-        return Fmt.pct(share) + " of sampled allocation at " + t.text(0, "site") + (cls.isEmpty() ? "" : " (mostly " + cls + ")");
+        return n.tag(Fmt.pct(share), "tables/alloc-sites#0") + " of sampled allocation at " + t.text(0, "site") + (cls.isEmpty() ? "" : " (mostly " + cls + ")");
     }
 }

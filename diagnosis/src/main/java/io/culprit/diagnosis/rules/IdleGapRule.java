@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
@@ -37,7 +38,9 @@ public final class IdleGapRule implements Rule {
         if (gaps.isPresent() && gaps.get().rows().size() >= 2) return fromBuckets(ev, gaps.get(), r);
         if (!Double.isFinite(r)) return notAssessed("no table idle-gap and no routes#idleGapCorrelation");
         Finding.Builder b = finding(r >= CORRELATION_WARN ? Severity.WARN : Severity.OK).evidence("tables/routes");
-        String what = "latency correlates with the idle gap before each request at r = " + String.format(Locale.ROOT, "%.2f", r);
+        String rText = String.format(Locale.ROOT, "%.2f", r);
+        b.number(rText, "tables/routes");
+        String what = "latency correlates with the idle gap before each request at r = " + rText;
         if (r < CORRELATION_WARN) return b.summary(what + ": no idle-time dependency.").build();
         return withCause(ev, b.score(r * r * 0.5), what + " (no gap buckets to date the expiry)");
     }
@@ -51,25 +54,31 @@ public final class IdleGapRule implements Rule {
         }
         int last = t.rows().size() - 1;
         Finding.Builder b = finding(Severity.OK).evidence("tables/idle-gap");
+        Numbers n = new Numbers();
+        String first = "tables/idle-gap#0";
         if (jump < 0) {
-            return b.summary("p50 " + Fmt.ms(base) + " back-to-back vs " + Fmt.ms(t.number(last, "p50Ms")) + " after ≥ "
-                    + Fmt.ms(t.number(last, "gapMs")) + " idle: no idle-time dependency.").build();
+            String lastRow = "tables/idle-gap#" + last;
+            return b.summary("p50 " + n.tag(Fmt.ms(base), first) + " back-to-back vs " + n.tag(Fmt.ms(t.number(last, "p50Ms")), lastRow)
+                    + " after ≥ " + n.tag(Fmt.ms(t.number(last, "gapMs")), lastRow) + " idle: no idle-time dependency.")
+                    .numbers(n.refs()).build();
         }
         double extra = 0, total = 0, affected = 0, count = 0;
         for (int i = 0; i < t.rows().size(); i++) {
-            double n = t.number(i, "count"), p = t.number(i, "p50Ms");
-            total += n * p;
-            count += n;
-            if (i >= jump) { extra += n * (p - base); affected += n; }
+            double c = t.number(i, "count"), p = t.number(i, "p50Ms");
+            total += c * p;
+            count += c;
+            if (i >= jump) { extra += c * (p - base); affected += c; }
         }
         double p = t.number(jump, "p50Ms");
         double factor = p / base;
         b.severity(factor >= JUMP_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(total > 0 ? extra / total : 0);
-        String summary = "requests after ≥ " + Fmt.ms(t.number(jump, "gapMs")) + " idle take " + Fmt.ms(p) + " (p50) vs "
-                        + Fmt.ms(base) + " back-to-back (" + Fmt.times(factor) + ", " + Fmt.pct(affected / count) + " of requests"
-                        + (Double.isFinite(r) ? ", r = " + String.format(Locale.ROOT, "%.2f", r) : "")
-                        + "): something with a ~" + Fmt.ms(t.number(jump, "gapMs")) + " time-to-live expires while idle";
-        return withCause(ev, b, summary);
+        String row = "tables/idle-gap#" + jump;
+        String summary = "requests after ≥ " + n.tag(Fmt.ms(t.number(jump, "gapMs")), row) + " idle take " + n.tag(Fmt.ms(p), row)
+                        + " (p50) vs " + n.tag(Fmt.ms(base), first) + " back-to-back (" + n.tag(Fmt.times(factor), row) + ", "
+                        + n.tag(Fmt.pct(affected / count), "tables/idle-gap") + " of requests"
+                        + (Double.isFinite(r) ? ", r = " + n.tag(String.format(Locale.ROOT, "%.2f", r), "tables/routes") : "")
+                        + "): something with a ~" + n.tag(Fmt.ms(t.number(jump, "gapMs")), row) + " time-to-live expires while idle";
+        return withCause(ev, b.numbers(n.refs()), summary);
     }
 
     // The work redone after expiry is named by the evidence: the top JAR scan or resource lookup.
@@ -92,8 +101,12 @@ public final class IdleGapRule implements Rule {
             // Without lookup instrumentation the cpu profile still shows who does the lookups.
             cause = ev.cpuCaller(Frames::isLookup);
             double share = ev.cpuShare(Frames::isLookup);
-            if (cause != null && share > 0) summary += " and is refilled by lookups (" + Fmt.pct(share) + " of CPU samples) from " + cause;
-            else cause = null;
+            if (cause != null && share > 0) {
+                summary += " and is refilled by lookups (" + Fmt.pct(share) + " of CPU samples) from " + cause;
+                b.number(Fmt.pct(share), ev.cpuRef());
+            } else {
+                cause = null;
+            }
         }
         return b.summary(summary + ".").culprit(cause)
                 .explains("outside-handler").explains("tail-latency")

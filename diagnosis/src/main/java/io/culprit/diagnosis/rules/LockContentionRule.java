@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
@@ -58,14 +59,14 @@ public final class LockContentionRule implements Rule {
     }
 
     // The runner-up lock, when it costs something too: a hand-off often hides the pool's own lock.
-    private static String second(Table t, int top, double requestMs) {
+    private static String second(Table t, int top, double requestMs, Numbers n) {
         int next = -1;
         for (int i = 0; i < t.rows().size(); i++) {
             if (i != top && !eventLoop(t, i) && (next < 0 || t.number(i, "blockedMs") > t.number(next, "blockedMs"))) next = i;
         }
         if (next < 0 || !(requestMs > 0) || !(t.number(next, "blockedMs") / requestMs >= SECOND_LOCK_SHARE)) return "";
         String at = Frames.callPath(Evidence.stack(t, next, "waiterStack"), 2);
-        return "; next " + t.text(next, "lockClass") + " (" + Fmt.ms(t.number(next, "blockedMs"))
+        return "; next " + t.text(next, "lockClass") + " (" + n.tag(Fmt.ms(t.number(next, "blockedMs")), "tables/locks#" + next)
                 + (at.isEmpty() ? "" : ", waiters at " + at) + ")";
     }
 
@@ -118,17 +119,20 @@ public final class LockContentionRule implements Rule {
         String ownerThread = Evidence.text(t, top, "ownerThread");
         boolean handOff = isHandOff(lock);
         String path = Frames.callPath(waiter, 3);
-        String weight = "threads spent " + Fmt.ms(blocked) + " blocked" + (Double.isFinite(share) ? " (" + Fmt.pct(share) + " of request time)"
-                : " (" + Fmt.num(threads) + " threads blocked on average)");
+        Numbers n = new Numbers();
+        String weight = "threads spent " + n.tag(Fmt.ms(blocked), "tables/locks") + " blocked" + (Double.isFinite(share)
+                ? " (" + n.tag(Fmt.pct(share), "tables/locks") + " of request time)"
+                : " (" + n.tag(Fmt.num(threads), "tables/locks") + " threads blocked on average)");
         Finding.Builder b = finding(sev).evidence("tables/locks#" + top);
-        if (sev == Severity.OK) return b.summary(weight + "; top lock " + lock + ".").build();
+        if (sev == Severity.OK) return b.summary(weight + "; top lock " + lock + ".").numbers(n.refs()).build();
         return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10)).culprit(culprit)
-                .summary(weight + " on " + lock + " (" + kind + ", " + Fmt.num(t.number(top, "events")) + " events)"
+                .summary(weight + " on " + lock + " (" + kind + ", " + n.tag(Fmt.num(t.number(top, "events")), "tables/locks#" + top) + " events)"
                         + (handOff ? ", waiting for work handed to other threads" : "")
                         + (!owner.isEmpty() && culprit != null ? ", held at " + culprit + (ownerThread.isEmpty() ? "" : " by " + ownerThread) : "")
                         + (path.isEmpty() ? "" : ", waiters at " + path)
                         + (lookup ? "; the lock is taken inside class or resource lookup" : "")
-                        + second(t, top, requestMs) + ".")
+                        + second(t, top, requestMs, n) + ".")
+                .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .explanation(handOff
                         ? "Request threads hand work to another pool and park until it is done: each request pays the"

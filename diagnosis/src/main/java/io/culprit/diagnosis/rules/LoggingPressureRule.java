@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -51,12 +52,15 @@ public final class LoggingPressureRule implements Rule {
         double cpus = ev.cpus() > 0 ? ev.cpus() : 1;
         double share = appenderMs / (seconds * 1000 * cpus);
         double stacksPerSecond = stacks / seconds;
-        String what = Fmt.num(events / seconds) + " log events/s, " + Fmt.num(stacksPerSecond) + " with a stack trace/s, "
-                + Fmt.ms(appenderMs / seconds) + " in appenders per second (" + Fmt.pct(share) + " of " + Fmt.num(cpus) + " CPU(s))";
+        Numbers n = new Numbers();
+        String what = n.tag(Fmt.num(events / seconds), "tables/logging") + " log events/s, "
+                + n.tag(Fmt.num(stacksPerSecond), "tables/logging") + " with a stack trace/s, "
+                + n.tag(Fmt.ms(appenderMs / seconds), "tables/logging") + " in appenders per second ("
+                + n.tag(Fmt.pct(share), "tables/logging") + " of " + Fmt.num(cpus) + " CPU(s))";
         Severity sev = share >= APPENDER_SHARE_CRITICAL ? Severity.CRITICAL
                 : share >= APPENDER_SHARE_WARN || stacksPerSecond >= STACK_TRACES_PER_SECOND_WARN ? Severity.WARN
                 : share >= APPENDER_SHARE_INFO ? Severity.INFO : Severity.OK;
-        Finding.Builder b = finding(sev).evidence("tables/logging");
+        Finding.Builder b = finding(sev).evidence("tables/logging").numbers(n.refs());
         if (sev == Severity.OK) return b.summary(what + ".").build();
         String logger = top < 0 ? "" : Evidence.text(t, top, "logger");
         String level = top < 0 ? "" : Evidence.text(t, top, "level");
@@ -92,6 +96,7 @@ public final class LoggingPressureRule implements Rule {
         Finding.Builder b = finding(share >= PROFILE_SHARE_CRITICAL ? Severity.CRITICAL : share >= PROFILE_SHARE_WARN ? Severity.WARN
                 : Severity.OK).evidence("tables/cpu-hotspots");
         String what = "logging frameworks in " + Fmt.pct(share) + " of CPU samples" + (top < 0 ? "" : " (top " + t.text(top, "frame") + ")");
+        b.number(Fmt.pct(share), ev.cpuRef());
         if (share < PROFILE_SHARE_WARN) return b.summary(what + "; no logging probe.").build();
         String caller = ev.cpuCaller(LoggingPressureRule::isLogging);
         return b.score(share).culprit(caller != null ? caller : top < 0 ? "logging" : t.text(top, "frame"))

@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -42,13 +43,15 @@ public final class OutsideHandlerRule implements Rule {
         double below = Double.isFinite(t.number(worst, "belowHandlerMs")) ? t.number(worst, "belowHandlerMs") : container - handler;
         double share = worstGap / client;
         String route = t.text(worst, "route");
-        StringBuilder s = new StringBuilder(route + ": client sees " + Fmt.ms(client) + ", the handler runs " + Fmt.ms(handler));
-        if (Double.isFinite(below)) s.append("; ").append(Fmt.ms(below)).append(" below the handler in the container");
-        if (Double.isFinite(container)) s.append(", ").append(Fmt.ms(client - container)).append(" outside the server");
-        s.append(" (").append(Fmt.pct(share)).append(" outside the handler)");
+        Numbers n = new Numbers();
+        String row = "tables/routes#" + worst;
+        StringBuilder s = new StringBuilder(route + ": client sees " + n.tag(Fmt.ms(client), row) + ", the handler runs " + n.tag(Fmt.ms(handler), row));
+        if (Double.isFinite(below)) s.append("; ").append(n.tag(Fmt.ms(below), row)).append(" below the handler in the container");
+        if (Double.isFinite(container)) s.append(", ").append(n.tag(Fmt.ms(client - container), row)).append(" outside the server");
+        s.append(" (").append(n.tag(Fmt.pct(share), row)).append(" outside the handler)");
         Severity sev = share >= SHARE_CRITICAL && worstGap >= CRITICAL_GAP_MS ? Severity.CRITICAL
                 : share >= SHARE_WARN && worstGap >= MIN_GAP_MS ? Severity.WARN : Severity.OK;
-        Finding.Builder b = finding(sev).evidence("tables/routes#" + worst);
+        Finding.Builder b = finding(sev).evidence(row).numbers(n.refs());
         if (sev == Severity.OK) return b.summary(s + ".").build();
         boolean serverSide = Double.isFinite(below) && below >= (client - container);
         return b.score(share).culprit(serverSide ? route + " (container, below the handler)" : route + " (outside the server)")

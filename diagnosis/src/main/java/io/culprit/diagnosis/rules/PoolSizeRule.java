@@ -3,6 +3,7 @@ package io.culprit.diagnosis.rules;
 import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -37,17 +38,21 @@ public final class PoolSizeRule implements Rule {
         double needed = throughput * usageMs / 1000;
         double size = total.get().max();
         double util = needed / size;
-        String law = "Little's Law: " + Fmt.num(throughput) + " rps × " + Fmt.ms(usageMs)
-                + (measured ? " usage" : " (p50, an upper bound on usage)") + " = " + Fmt.num(needed)
-                + " connections busy on average, pool has " + Fmt.num(size);
+        Numbers n = new Numbers();
+        String usageRef = measured ? "series/pools#hikariUsageMsMean" : "series/requests#p50Ms";
+        String law = "Little's Law: " + n.tag(Fmt.num(throughput), "series/requests#rps") + " rps × " + n.tag(Fmt.ms(usageMs), usageRef)
+                + (measured ? " usage" : " (p50, an upper bound on usage)") + " = " + n.tag(Fmt.num(needed), usageRef)
+                + " connections busy on average, pool has " + n.tag(Fmt.num(size), "series/pools#hikariTotal");
         Finding.Builder b = finding(Severity.OK).evidence("series/pools#hikariTotal").evidence("series/requests#rps");
         if (util < RULED_OUT_UTILISATION) {
-            return b.summary(law + ": the pool is not undersized.").build();
+            return b.summary(law + ": the pool is not undersized.").numbers(n.refs()).build();
         }
         double pending = ev.stats("pools", "hikariPending").map(ColumnStats::max).orElse(0.0);
         Severity sev = util >= UNDERSIZED_UTILISATION && pending >= 1 ? Severity.WARN : Severity.INFO;
         return b.severity(sev).score(Math.min(1, util) * 0.5)
-                .summary(law + " (" + Fmt.pct(util) + " utilised)" + (pending >= 1 ? ", " + Fmt.num(pending) + " threads pending" : "") + ".")
+                .summary(law + " (" + n.tag(Fmt.pct(util), "series/pools#hikariTotal") + " utilised)"
+                        + (pending >= 1 ? ", " + n.tag(Fmt.num(pending), "series/pools#hikariPending") + " threads pending" : "") + ".")
+                .numbers(n.refs())
                 .explains("pool-starvation").explains("tail-latency").explains("request-errors")
                 .culprit("connection pool size")
                 .explanation("At this utilisation the pool is the bottleneck. Whether to grow it depends on the usage"

@@ -3,6 +3,7 @@ package io.culprit.diagnosis.rules;
 import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -35,11 +36,13 @@ public final class PoolStarvationRule implements Rule {
         double acquire = ev.stats("pools", "hikariAcquireMsMax").map(ColumnStats::max).orElse(Double.NaN);
         double total = ev.stats("pools", "hikariTotal").map(ColumnStats::max).orElse(Double.NaN);
         double r = ev.correlation("pools", "hikariPending", "requests", "p99Ms");
-        String size = Double.isFinite(total) ? " for a pool of " + Fmt.num(total) : "";
-        String acq = Double.isFinite(acquire) ? ", connection acquire up to " + Fmt.ms(acquire) : "";
+        Numbers n = new Numbers();
+        String size = Double.isFinite(total) ? " for a pool of " + n.tag(Fmt.num(total), "series/pools#hikariTotal") : "";
+        String acq = Double.isFinite(acquire) ? ", connection acquire up to " + n.tag(Fmt.ms(acquire), "series/pools#hikariAcquireMsMax") : "";
         if (pending.get().max() < 1 && !(acquire >= ACQUIRE_WARN_MS)) {
             return finding(Severity.OK).evidence("series/pools#hikariPending")
-                    .summary("no thread waited for a connection (pending max 0" + size + ")" + acq).build();
+                    .summary("no thread waited for a connection (pending max " + n.tag("0", "series/pools#hikariPending") + size + ")" + acq)
+                    .numbers(n.refs()).build();
         }
         boolean tracksTail = r >= TAIL_CORRELATION;
         Severity sev = pending.get().max() >= PENDING_CRITICAL && tracksTail ? Severity.CRITICAL
@@ -47,10 +50,11 @@ public final class PoolStarvationRule implements Rule {
                 ? Severity.WARN : Severity.INFO;
         return finding(sev).score(tracksTail ? r * r * 0.9 : 0.1)
                 .evidence("series/pools#hikariPending").evidence("series/pools#hikariAcquireMsMax")
-                .summary("up to " + Fmt.num(pending.get().max()) + " threads waited for a connection" + size
-                        + " (from " + Fmt.num(pending.get().min()) + ")" + acq
+                .summary("up to " + n.tag(Fmt.num(pending.get().max()), "series/pools#hikariPending") + " threads waited for a connection"
+                        + size + " (from " + n.tag(Fmt.num(pending.get().min()), "series/pools#hikariPending") + ")" + acq
                         + (Double.isFinite(r) ? "; pending " + (tracksTail ? "tracks" : "does not track")
-                        + " P99 (r = " + String.format(Locale.ROOT, "%.2f", r) + ")" : "") + ".")
+                        + " P99 (r = " + n.tag(String.format(Locale.ROOT, "%.2f", r), "series/requests#p99Ms") + ")" : "") + ".")
+                .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .culprit("connection pool")
                 .explanation("Requests queue for a connection when connections come back slower than they are"

@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -41,17 +42,20 @@ public final class PrototypeBeansRule implements Rule {
             if (top < 0 || pr > ev.perRequest(t, top)) top = i;
         }
         Finding.Builder b = finding(Severity.OK).evidence("tables/beans");
+        Numbers n = new Numbers();
         if (top < 0 || total < PER_REQUEST_WARN) {
-            return b.summary("bean creations per request: " + Fmt.num(total) + " (" + t.rows().size() + " bean types seen).").build();
+            return b.summary("bean creations per request: " + n.tag(Fmt.num(total), "tables/beans") + " ("
+                    + n.tag(String.valueOf(t.rows().size()), "tables/beans") + " bean types seen).").numbers(n.refs()).build();
         }
         double cpu = ev.cpuShare(PrototypeBeansRule::isCreation);
         String type = t.text(top, "type");
         String scope = Evidence.text(t, top, "scope");
         Severity sev = total >= PER_REQUEST_CRITICAL ? Severity.CRITICAL : Severity.WARN;
         b.severity(sev).score(Double.isFinite(cpu) ? cpu : 0.1).culprit(type).evidence("tables/beans#" + top)
-                .summary(Fmt.num(ev.perRequest(t, top)) + " " + (scope.isEmpty() ? "" : scope + " ") + "beans '" + t.text(top, "bean")
-                        + "' (" + type + ") created per request" + (Double.isFinite(cpu) && cpu > 0
-                        ? ", bean creation in " + Fmt.pct(cpu) + " of CPU samples" : "") + ".")
+                .summary(n.tag(Fmt.num(ev.perRequest(t, top)), "tables/beans#" + top) + " " + (scope.isEmpty() ? "" : scope + " ")
+                        + "beans '" + t.text(top, "bean") + "' (" + type + ") created per request" + (Double.isFinite(cpu) && cpu > 0
+                        ? ", bean creation in " + n.tag(Fmt.pct(cpu), ev.cpuRef()) + " of CPU samples" : "") + ".")
+                .numbers(n.refs())
                 .explanation("Each getBean on a prototype runs the container's full creation path: constructor"
                         + " resolution, injection, post-processors, proxies. Resolved inside a loop or per call, that"
                         + " cost multiplies by the call count.")
@@ -71,7 +75,8 @@ public final class PrototypeBeansRule implements Rule {
     private Finding fromProfile(Evidence ev) {
         double cpu = ev.cpuShare(PrototypeBeansRule::isCreation);
         if (!Double.isFinite(cpu)) return notAssessed("no table beans and no cpu profile");
-        Finding.Builder b = finding(cpu >= CREATE_SHARE_WARN ? Severity.WARN : Severity.OK).evidence("tables/cpu-hotspots");
+        Finding.Builder b = finding(cpu >= CREATE_SHARE_WARN ? Severity.WARN : Severity.OK).evidence("tables/cpu-hotspots")
+                .number(Fmt.pct(cpu), ev.cpuRef());
         if (cpu < CREATE_SHARE_WARN) return b.summary("bean creation in " + Fmt.pct(cpu) + " of CPU samples.").build();
         String caller = ev.cpuCaller(PrototypeBeansRule::isCreation);
         return b.score(cpu).culprit(caller)

@@ -3,6 +3,7 @@ package io.culprit.diagnosis.rules;
 import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.diagnosis.internal.LoadJson;
 import io.culprit.model.Finding;
@@ -33,19 +34,22 @@ public final class RequestErrorsRule implements Rule {
         double total = rps.get().sum() * intervalS;
         double failed = errors.get().sum();
         double share = total > 0 ? failed / total : Double.NaN;
-        String what = Fmt.num(failed) + " of " + Fmt.num(total) + " requests failed (" + Fmt.pct(share) + ")";
+        Numbers n = new Numbers();
+        String what = n.tag(Fmt.num(failed), "series/requests#errors") + " of " + n.tag(Fmt.num(total), "series/requests#rps")
+                + " requests failed (" + n.tag(Fmt.pct(share), "series/requests#errors") + ")";
         Finding.Builder b = finding(Severity.OK).evidence("series/requests#errors");
-        if (!(share >= ERROR_SHARE_WARN)) return b.summary(what + ".").build();
+        if (!(share >= ERROR_SHARE_WARN)) return b.summary(what + ".").numbers(n.refs()).build();
         double refused = LoadJson.clientErrors(ev.caseFile().dir());
         if (refused > 0 && (failed - refused) / total < ERROR_SHARE_WARN) {
             // The load asked for something the service rightly refuses: a property of the test, not of the service.
             return b.severity(Severity.INFO).summary(what + ", " + Fmt.num(refused) + " of them answered 4xx: the service refused"
-                    + " the requests (check the URL and body), it did not fail under load.").build();
+                    + " the requests (check the URL and body), it did not fail under load.").numbers(n.refs()).build();
         }
         String site = escapedSite(ev);
         return b.severity(share >= ERROR_SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(Math.min(1, share))
                 .culprit(site)
                 .summary(what + (site == null ? "" : "; top escaped exception at " + site) + ".")
+                .numbers(n.refs())
                 .explanation("Failures under load are usually timeouts or rejections from a saturated resource (a pool,"
                         + " a lock, a downstream) or a circuit breaker that opened; the findings chained to it say which.")
                 .fix("Fix the saturated resource the chain names; check timeouts and breaker settings against the"

@@ -3,6 +3,7 @@ package io.culprit.diagnosis.rules;
 import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -31,10 +32,13 @@ public final class SafepointRule implements Rule {
         double gcMs = ev.stats("gc", "pauseSumMs").map(ColumnStats::sum).orElse(0.0);
         double nonGc = Math.max(0, sp.get().sum() - gcMs);
         double share = nonGc / observedMs;
-        String what = "safepoints stopped the JVM " + Fmt.ms(sp.get().sum()) + " in " + Fmt.ms(observedMs)
-                + (gcMs > 0 ? ", " + Fmt.ms(nonGc) + " of it outside GC" : "") + " (" + Fmt.pct(share) + " of wall time)";
+        Numbers n = new Numbers();
+        String ref = "series/safepoints#totalMs";
+        String what = "safepoints stopped the JVM " + n.tag(Fmt.ms(sp.get().sum()), ref) + " in " + n.tag(Fmt.ms(observedMs), ref)
+                + (gcMs > 0 ? ", " + n.tag(Fmt.ms(nonGc), ref) + " of it outside GC" : "") + " (" + n.tag(Fmt.pct(share), ref) + " of wall time)";
         Finding.Builder b = finding(share >= SHARE_CRITICAL ? Severity.CRITICAL : share >= SHARE_WARN ? Severity.WARN : Severity.OK)
                 .evidence("series/safepoints#totalMs");
+        b.numbers(n.refs());
         if (share < SHARE_WARN) return b.summary(what + ".").build();
         if (CpuSaturationRule.busyWithOthers(ev)) {
             // Threads that wait for a core reach the safepoint late: the stop measures the machine, not this JVM.

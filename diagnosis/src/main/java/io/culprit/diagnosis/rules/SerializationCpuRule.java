@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
@@ -46,8 +47,10 @@ public final class SerializationCpuRule implements Rule {
             if (top < 0 || t.number(i, "totalShare") > t.number(top, "totalShare")) top = i;
         }
         // The whole-stack share from the profile: nested serializer frames count once per sample.
-        double share = top < 0 ? 0 : Math.max(t.number(top, "totalShare"), zero(ev.cpuShare(SerializationCpuRule::isSerialization)));
-        Finding.Builder b = finding(Severity.OK).evidence("tables/cpu-hotspots");
+        double profiled = top < 0 ? 0 : zero(ev.cpuShare(SerializationCpuRule::isSerialization));
+        double share = top < 0 ? 0 : Math.max(t.number(top, "totalShare"), profiled);
+        String shareRef = top < 0 ? "tables/cpu-hotspots" : profiled > t.number(top, "totalShare") ? ev.cpuRef() : "tables/cpu-hotspots#" + top;
+        Finding.Builder b = finding(Severity.OK).evidence("tables/cpu-hotspots").number(Fmt.pct(share), shareRef);
         if (!(share >= SHARE_WARN)) {
             return b.summary("serialization frames in " + Fmt.pct(share) + " of CPU samples"
                     + (top < 0 ? "" : " (top " + t.text(top, "frame") + ")") + ".").build();
@@ -57,6 +60,7 @@ public final class SerializationCpuRule implements Rule {
                 .evidence("tables/cpu-hotspots#" + top)
                 .summary(frame + " is on the stack in " + Fmt.pct(share) + " of CPU samples ("
                         + Fmt.pct(t.number(top, "selfShare")) + " self).")
+                .number(Fmt.pct(t.number(top, "selfShare")), "tables/cpu-hotspots#" + top)
                 .explanation("Serialization cost grows with payload size and object-graph depth; large responses,"
                         + " repeated mapping of the same data, or reflection-heavy settings make it dominate CPU.")
                 .fix("Send less (pagination, projections), cache serialized forms of hot immutable data, reuse"

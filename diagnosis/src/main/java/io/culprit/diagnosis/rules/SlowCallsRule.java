@@ -3,6 +3,7 @@ package io.culprit.diagnosis.rules;
 import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.diagnosis.Stats;
 import io.culprit.model.Finding;
@@ -55,20 +56,23 @@ public final class SlowCallsRule implements Rule {
             if (top < 0 || t.number(i, "shareOfRequestTime") > t.number(top, "shareOfRequestTime")) top = i;
         }
         Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
+        Numbers n = new Numbers();
         if (top < 0) {
             return b.summary("no dependency call over its threshold (SQL " + Fmt.ms(SQL_SLOW_MS) + ", Redis "
                     + Fmt.ms(REDIS_SLOW_MS) + ", HTTP " + Fmt.ms(HTTP_SLOW_MS) + " at P99) across "
-                    + t.rows().size() + " call targets.").build();
+                    + n.tag(String.valueOf(t.rows().size()), "tables/calls") + " call targets.").numbers(n.refs()).build();
         }
         double share = t.number(top, "shareOfRequestTime");
         Severity sev = slowShare >= SHARE_CRITICAL ? Severity.CRITICAL : slowShare >= SHARE_WARN ? Severity.WARN : Severity.INFO;
         String kind = t.text(top, "kind");
         String target = t.text(top, "target");
         return b.severity(sev).score(slowShare).evidence("tables/calls#" + top).culprit(target)
-                .summary(slowRows + " call target(s) over threshold take " + Fmt.pct(slowShare) + " of request time; worst: "
-                        + kind + " " + quote(target) + " P99 " + Fmt.ms(t.number(top, "p99Ms")) + " (threshold "
-                        + Fmt.ms(threshold(kind)) + "), " + Fmt.num(t.number(top, "count")) + " calls, "
-                        + Fmt.pct(share) + " of request time.")
+                .summary(n.tag(String.valueOf(slowRows), "tables/calls") + " call target(s) over threshold take "
+                        + n.tag(Fmt.pct(slowShare), "tables/calls") + " of request time; worst: "
+                        + kind + " " + quote(target) + " P99 " + n.tag(Fmt.ms(t.number(top, "p99Ms")), "tables/calls#" + top) + " (threshold "
+                        + Fmt.ms(threshold(kind)) + "), " + n.tag(Fmt.num(t.number(top, "count")), "tables/calls#" + top) + " calls, "
+                        + n.tag(Fmt.pct(share), "tables/calls#" + top) + " of request time.")
+                .numbers(n.refs())
                 .explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription")
                 .explanation("Request threads wait on this dependency; throughput is capped at threads ÷ call time."
@@ -97,14 +101,19 @@ public final class SlowCallsRule implements Rule {
         Optional<ColumnStats> usage = ev.stats("pools", col);
         if (usage.isEmpty()) return notAssessed("no table calls and no pool usage time (pools#hikariUsageMs*)");
         double growth = Stats.ratio(usage.get().lastThird(), usage.get().firstThird());
-        String p99 = ev.stats("requests", "p99Ms").map(s -> " while P99 went " + Fmt.ms(s.firstThird()) + " → " + Fmt.ms(s.lastThird())).orElse("");
+        Numbers n = new Numbers();
+        String p99 = ev.stats("requests", "p99Ms").map(s -> " while P99 went " + n.tag(Fmt.ms(s.firstThird()), "series/requests#p99Ms")
+                + " → " + n.tag(Fmt.ms(s.lastThird()), "series/requests#p99Ms")).orElse("");
         String what = "connection usage time (" + (col.endsWith("Mean") ? "mean" : "max") + ") "
-                + Fmt.ms(usage.get().firstThird()) + " → " + Fmt.ms(usage.get().lastThird()) + p99;
+                + n.tag(Fmt.ms(usage.get().firstThird()), "series/pools#" + col) + " → "
+                + n.tag(Fmt.ms(usage.get().lastThird()), "series/pools#" + col) + p99;
         Finding.Builder b = finding(Severity.OK).evidence("series/pools#" + col);
         if (!(growth >= USAGE_GROWTH)) {
-            return b.summary(what + ": flat, so the database did not get slower.").build();
+            return b.summary(what + ": flat, so the database did not get slower.").numbers(n.refs()).build();
         }
-        return b.severity(Severity.WARN).score(0.3).summary(what + ": connections are held " + Fmt.times(growth) + " longer.")
+        return b.severity(Severity.WARN).score(0.3)
+                .summary(what + ": connections are held " + n.tag(Fmt.times(growth), "series/pools#" + col) + " longer.")
+                .numbers(n.refs())
                 .culprit("database").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explanation("Connections held longer with the same load means each statement (or the work done while"
                         + " holding the connection) got slower.")

@@ -3,6 +3,7 @@ package io.culprit.diagnosis.rules;
 import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -39,29 +40,36 @@ public final class TailLatencyRule implements Rule {
         double recurring = p99.get().quantile(RECURRING_QUANTILE);
         double typical = p50.get().median();
         double ratio = recurring / Math.max(typical, 0.001);
-        String rps = ev.stats("requests", "rps").map(s -> " at " + Fmt.num(s.firstThird()) + " → " + Fmt.num(s.lastThird()) + " rps").orElse("");
-        String what = "P99 " + Fmt.ms(p99.get().firstThird()) + " → " + Fmt.ms(p99.get().lastThird()) + " (worst "
-                + Fmt.ms(worst) + "), P50 " + Fmt.ms(p50.get().firstThird()) + " → " + Fmt.ms(p50.get().lastThird()) + rps;
+        Numbers n = new Numbers();
+        String p99Ref = "series/requests#p99Ms", p50Ref = "series/requests#p50Ms";
+        String rps = ev.stats("requests", "rps").map(s -> " at " + n.tag(Fmt.num(s.firstThird()), "series/requests#rps") + " → "
+                + n.tag(Fmt.num(s.lastThird()), "series/requests#rps") + " rps").orElse("");
+        String what = "P99 " + n.tag(Fmt.ms(p99.get().firstThird()), p99Ref) + " → " + n.tag(Fmt.ms(p99.get().lastThird()), p99Ref)
+                + " (worst " + n.tag(Fmt.ms(worst), p99Ref) + "), P50 " + n.tag(Fmt.ms(p50.get().firstThird()), p50Ref) + " → "
+                + n.tag(Fmt.ms(p50.get().lastThird()), p50Ref) + rps;
         Finding.Builder b = finding(Severity.OK).evidence("series/requests#p99Ms");
         if (ratio >= TAIL_RATIO && recurring >= TAIL_MIN_MS && p99.get().lastThird() < TAIL_MIN_MS) {
             // Gone by the end of the run: the service was still warming up (JIT), not a steady-state tail.
-            return b.summary(what + ": the tail fades to " + Fmt.ms(p99.get().lastThird()) + " in the last third of the run"
-                    + " (warm-up, not a steady tail).").build();
+            return b.summary(what + ": the tail fades to " + n.tag(Fmt.ms(p99.get().lastThird()), p99Ref) + " in the last third of the run"
+                    + " (warm-up, not a steady tail).").numbers(n.refs()).build();
         }
         if (ratio < TAIL_RATIO || recurring < TAIL_MIN_MS) {
-            return b.summary(what + ": P99 in a quarter of the windows reaches " + Fmt.ms(recurring) + ", "
-                    + Fmt.times(ratio) + " the median" + (recurring < TAIL_MIN_MS ? " and under " + Fmt.ms(TAIL_MIN_MS) : "") + ".").build();
+            return b.summary(what + ": P99 in a quarter of the windows reaches " + n.tag(Fmt.ms(recurring), p99Ref) + ", "
+                    + n.tag(Fmt.times(ratio), p99Ref) + " the median" + (recurring < TAIL_MIN_MS ? " and under " + Fmt.ms(TAIL_MIN_MS) : "") + ".")
+                    .numbers(n.refs()).build();
         }
         if (CpuSaturationRule.busyWithOthers(ev)) {
             // This JVM waited for cores that other processes held (a load generator on the same host, a
             // neighbour): the tail measures the machine, and no finding about this service can explain it.
-            return b.severity(Severity.INFO).summary(what + ": P99 in a quarter of the windows reaches " + Fmt.ms(recurring)
-                    + ", " + Fmt.times(ratio) + " the median, while other processes saturated the CPU.").build();
+            return b.severity(Severity.INFO).summary(what + ": P99 in a quarter of the windows reaches " + n.tag(Fmt.ms(recurring), p99Ref)
+                    + ", " + n.tag(Fmt.times(ratio), p99Ref) + " the median, while other processes saturated the CPU.")
+                    .numbers(n.refs()).build();
         }
         Severity sev = recurring >= TAIL_CRITICAL_MS ? Severity.CRITICAL : Severity.WARN;
         return b.severity(sev).score(0.2)
-                .summary(what + ": P99 in a quarter of the windows reaches " + Fmt.ms(recurring) + ", " + Fmt.times(ratio)
-                        + " the median request.")
+                .summary(what + ": P99 in a quarter of the windows reaches " + n.tag(Fmt.ms(recurring), p99Ref) + ", "
+                        + n.tag(Fmt.times(ratio), p99Ref) + " the median request.")
+                .numbers(n.refs())
                 .explanation("A tail this far from the median means some requests wait for something the others do"
                         + " not: a pause, a queue, a lock, an expired cache. The findings it is chained to say which.")
                 .fix("Fix the cause this is chained to; if none is, collect more evidence (profiler --event wall).")

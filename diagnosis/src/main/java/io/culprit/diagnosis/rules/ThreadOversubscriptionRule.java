@@ -3,6 +3,7 @@ package io.culprit.diagnosis.rules;
 import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -42,17 +43,18 @@ public final class ThreadOversubscriptionRule implements Rule {
         double cpu = ev.stats("cpu", "machineTotal").map(ColumnStats::mean).orElse(Double.NaN);
         double fill = busy.isPresent() && max.isPresent() ? busy.get().quantile(0.9) / max.get().max() : Double.NaN;
         boolean poolFullAndBusy = fill >= POOL_FULL && cpu >= BUSY_CPU;
-        String needed = littlesLaw(ev, max);
+        Numbers n = new Numbers();
         StringBuilder s = new StringBuilder();
-        if (Double.isFinite(perCpu)) s.append(Fmt.num(runnable.get().mean())).append(" runnable threads on ")
-                .append(Fmt.num(cpus)).append(" CPU(s) (").append(Fmt.num(perCpu)).append(" per CPU)");
+        if (Double.isFinite(perCpu)) s.append(n.tag(Fmt.num(runnable.get().mean()), "series/threads#runnable")).append(" runnable threads on ")
+                .append(Fmt.num(cpus)).append(" CPU(s) (").append(n.tag(Fmt.num(perCpu), "series/threads#runnable")).append(" per CPU)");
         if (Double.isFinite(fill)) s.append(s.length() > 0 ? "; " : "").append("container pool ")
-                .append(Fmt.num(busy.get().quantile(0.9))).append(" of ").append(Fmt.num(max.get().max())).append(" busy");
-        if (Double.isFinite(cpu)) s.append(" at ").append(Fmt.pct(cpu)).append(" CPU");
-        s.append(needed);
+                .append(n.tag(Fmt.num(busy.get().quantile(0.9)), "series/pools#containerBusy")).append(" of ")
+                .append(n.tag(Fmt.num(max.get().max()), "series/pools#containerMax")).append(" busy");
+        if (Double.isFinite(cpu)) s.append(" at ").append(n.tag(Fmt.pct(cpu), "series/cpu#machineTotal")).append(" CPU");
+        s.append(littlesLaw(ev, max, n));
         Severity sev = perCpu >= RUNNABLE_PER_CPU_CRITICAL ? Severity.CRITICAL
                 : perCpu >= RUNNABLE_PER_CPU_WARN || poolFullAndBusy ? Severity.WARN : Severity.OK;
-        Finding.Builder b = finding(sev).evidence("series/threads#runnable").evidence("series/pools#containerBusy");
+        Finding.Builder b = finding(sev).evidence("series/threads#runnable").evidence("series/pools#containerBusy").numbers(n.refs());
         if (sev == Severity.OK) return b.summary(s + ".").build();
         return b.score(Double.isFinite(perCpu) ? Math.min(0.5, perCpu / 20) : 0.2).culprit("thread pool sizing")
                 .summary(s + ".")
@@ -64,13 +66,15 @@ public final class ThreadOversubscriptionRule implements Rule {
                 .build();
     }
 
-    private static String littlesLaw(Evidence ev, Optional<ColumnStats> max) {
+    private static String littlesLaw(Evidence ev, Optional<ColumnStats> max, Numbers n) {
         double rps = ev.stats("requests", "rps").map(ColumnStats::mean).orElse(Double.NaN);
         double latency = ev.meanLatencyMs();
         if (!(rps > 0) || !(latency > 0)) return "";
         double need = rps * latency / 1000;
-        return "; Little's Law: " + Fmt.num(rps) + " rps × " + Fmt.ms(latency) + " = " + Fmt.num(need) + " requests in flight"
-                + max.map(m -> " for " + Fmt.num(m.max()) + " threads").orElse("");
+        String latencyRef = ev.has("requests", "meanMs") ? "series/requests#meanMs" : "series/requests#p50Ms";
+        return "; Little's Law: " + n.tag(Fmt.num(rps), "series/requests#rps") + " rps × " + n.tag(Fmt.ms(latency), latencyRef) + " = "
+                + n.tag(Fmt.num(need), latencyRef) + " requests in flight"
+                + max.map(m -> " for " + n.tag(Fmt.num(m.max()), "series/pools#containerMax") + " threads").orElse("");
     }
 
     // JFR's per-thread CPU (share of the machine): many threads each at a small slice of a core,
@@ -93,10 +97,13 @@ public final class ThreadOversubscriptionRule implements Rule {
         double inFlight = ev.stats("requests", "inFlight").map(ColumnStats::mean).orElse(Double.NaN);
         boolean few = Double.isFinite(inFlight) && inFlight < RUNNABLE_PER_CPU_WARN * cpus;
         boolean many = busyThreads >= RUNNABLE_PER_CPU_WARN * cpus && cpu >= BUSY_CPU && !few;
-        String s = busyThreads + " threads busy (≥ " + Fmt.pct(BUSY_THREAD_CORE_SHARE) + " of a core each) on " + Fmt.num(cpus)
-                + " CPU(s), the hottest at " + Fmt.pct(hottest) + " of a core" + (Double.isFinite(cpu) ? ", machine CPU " + Fmt.pct(cpu) : "");
-        Finding.Builder b = finding(many ? Severity.WARN : Severity.OK).evidence("tables/thread-cpu");
-        if (!many) return Optional.of(b.summary(s + (few ? "; only " + Fmt.num(inFlight) + " requests in flight" : "") + ".").build());
+        Numbers n = new Numbers();
+        String s = n.tag(String.valueOf(busyThreads), "tables/thread-cpu") + " threads busy (≥ " + Fmt.pct(BUSY_THREAD_CORE_SHARE)
+                + " of a core each) on " + Fmt.num(cpus) + " CPU(s), the hottest at " + n.tag(Fmt.pct(hottest), "tables/thread-cpu")
+                + " of a core" + (Double.isFinite(cpu) ? ", machine CPU " + n.tag(Fmt.pct(cpu), "series/cpu#machineTotal") : "");
+        if (few) s += "; only " + n.tag(Fmt.num(inFlight), "series/requests#inFlight") + " requests in flight";
+        Finding.Builder b = finding(many ? Severity.WARN : Severity.OK).evidence("tables/thread-cpu").numbers(n.refs());
+        if (!many) return Optional.of(b.summary(s + ".").build());
         return Optional.of(b.score(0.2).culprit("thread pool sizing").summary(s + ": threads time-slice the cores.")
                 .explanation("Many threads each using a slice of a core, none hot, on a busy machine: they time-slice"
                         + " the CPUs and every request takes longer than its own work.")

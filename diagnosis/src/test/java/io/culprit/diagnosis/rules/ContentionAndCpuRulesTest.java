@@ -26,6 +26,13 @@ class ContentionAndCpuRulesTest {
                 + " waiters at com.netflix.hystrix.util.HystrixTimer.addTimerListener:113 ← com.example.shop.cache.LocalCacheCommand.run;"
                 + " next ch.qos.logback.core.ConsoleAppender (30 s, waiters at ch.qos.logback.core.OutputStreamAppender.subAppend:230).");
         assertThat(f.culprit()).isEqualTo("com.netflix.hystrix.util.HystrixTimer.addTimerListener:113");
+        // Totals come from the whole table, the event count from the top lock's row, the runner-up from its own row.
+        assertThat(f.numbers()).containsExactly(num("1,230 s", "tables/locks"), num("46 %", "tables/locks"),
+                num("180,000", "tables/locks#0"), num("30 s", "tables/locks#1"));
+    }
+
+    private static Finding.NumberRef num(String text, String ref) {
+        return new Finding.NumberRef(text, ref);
     }
 
     @Test
@@ -185,6 +192,8 @@ class ContentionAndCpuRulesTest {
         Finding f = new SafepointRule().evaluate(ev);
         assertThat(f.severity()).isEqualTo(Severity.WARN);
         assertThat(f.summary()).isEqualTo("safepoints stopped the JVM 600 ms in 10 s, 500 ms of it outside GC (5.0 % of wall time).");
+        assertThat(f.numbers()).extracting(Finding.NumberRef::text).containsExactly("600 ms", "10 s", "500 ms", "5.0 %");
+        assertThat(f.numbers()).extracting(Finding.NumberRef::ref).containsOnly("series/safepoints#totalMs");
     }
 
     @Test

@@ -28,6 +28,15 @@ class GcAndPoolRulesTest {
                 "176 KB per request", "the pauses track");
         assertThat(f.explains()).contains("pool-starvation", "tail-latency");
         assertThat(f.culprit()).isEqualTo("G1 heap sizing");
+        // Each number points at the column it was computed from, the configured threshold at its table row.
+        assertThat(f.numbers()).contains(num("4.1×", "series/gc#pauseSumMs"), num("314 ms", "series/gc#pauseSumMs"),
+                num("1.2×", "series/gc#pauseCount"), num("21 %", "series/heap#usedAfterGcMb"), num("40 %", "tables/heap-config#0"),
+                num("1,024", "series/heap#maxMb"), num("1.00", "series/requests#p99Ms"), num("0.99", "series/pools#hikariPending"),
+                num("176", "series/alloc#mbPerSec"));
+    }
+
+    private static Finding.NumberRef num(String text, String ref) {
+        return new Finding.NumberRef(text, ref);
     }
 
     @Test
@@ -182,6 +191,9 @@ class GcAndPoolRulesTest {
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.culprit()).isEqualTo("UPDATE stock SET reserved = reserved + ? WHERE sku = ?");
         assertThat(f.summary()).contains("take 82 % of request time", "P99 4 s (threshold 100 ms), 3,000 calls");
+        // The same "82 %" twice: all slow targets (the table), then the worst one (its row); thresholds are constants, untagged.
+        assertThat(f.numbers()).containsExactly(num("1", "tables/calls"), num("82 %", "tables/calls"), num("4 s", "tables/calls#0"),
+                num("3,000", "tables/calls#0"), num("82 %", "tables/calls#0"));
     }
 
     @Test

@@ -65,12 +65,14 @@ public final class Verdicts {
         return seen;
     }
 
-    /** The lowest-ranked row of {@code tables/<name>} any finding cites, or -1. */
+    /** The lowest-ranked row of {@code tables/<name>} any finding cites (as evidence or as a number's source), or -1. */
     public static int maxRowReferenced(List<Finding> findings, String table) {
         int max = -1;
         String prefix = "tables/" + table + "#";
         for (Finding f : findings) {
-            for (String ref : f.evidence()) {
+            List<String> refs = new ArrayList<>(f.evidence());
+            for (Finding.NumberRef n : f.numbers()) refs.add(n.ref());
+            for (String ref : refs) {
                 if (!ref.startsWith(prefix)) continue;
                 try {
                     max = Math.max(max, Integer.parseInt(ref.substring(prefix.length())));
