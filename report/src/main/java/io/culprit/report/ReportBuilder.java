@@ -132,13 +132,20 @@ public final class ReportBuilder {
             add(out, kindOf(name), "profiles/" + name, Collapsed.parse(f));
         }
         List<Path> jfrs = files.stream().filter(f -> f.getFileName().toString().endsWith(".jfr")).toList();
+        long[] window = observed(cf);
         for (String kind : FLAME_KINDS) {
             if (jfrs.isEmpty() || out.stream().anyMatch(fl -> fl.kind().equals(kind))) continue;
             Path jfr = jfrs.stream().filter(f -> kindOf(f.getFileName().toString()).equals(kind)).findFirst().orElse(jfrs.get(0));
-            add(out, kind, "profiles/" + jfr.getFileName() + " (" + kind + ")", JfrProfiles.read(jfr, kind));
+            add(out, kind, "profiles/" + jfr.getFileName() + " (" + kind + ")", JfrProfiles.read(jfr, kind, window[0], window[1]));
         }
         out.sort((a, b) -> Integer.compare(rank(a.kind()), rank(b.kind())));
         return out;
+    }
+
+    /** The case's observed window in epoch ms, or {0, 0} when case.json does not say. */
+    private static long[] observed(CaseFile cf) {
+        CaseInfo info = cf.info();
+        return info == null ? new long[2] : new long[] {info.startEpochMs(), info.endEpochMs()};
     }
 
     private static void add(List<Report.Flame> out, String kind, String file, Collapsed.Node root) {

@@ -3,10 +3,12 @@ package io.culprit.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.culprit.model.CaseFile;
+import io.culprit.model.CaseInfo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import jdk.jfr.Recording;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,13 +20,8 @@ class JfrFlameTest {
     @Test
     void cpuFlameFromARecordingNamesTheBusyMethod(@TempDir Path tmp) throws Exception {
         CaseFile cf = TestCases.copy("healthy", tmp);
-        try (Recording r = new Recording()) {
-            r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
-            r.start();
-            spin(800);
-            r.stop();
-            r.dump(cf.profile("recording.jfr"));
-        }
+        long[] window = record(cf);
+        cf.write(CaseInfo.of("analyze", window[0], window[1], "test", Map.of()));
         Report report = ReportBuilder.build(cf, List.of());
 
         Report.Flame cpu = report.flames().stream().filter(f -> f.kind().equals("cpu")).findFirst().orElseThrow();
@@ -34,6 +31,29 @@ class JfrFlameTest {
         collect(cpu.root(), names);
         // The frame-type suffixes async-profiler's converter appends (_[j], _[i]) are gone.
         assertThat(names).anyMatch(n -> n.endsWith("JfrFlameTest.spin")).noneMatch(n -> n.endsWith("]"));
+    }
+
+    @Test
+    void onlyTheCasesWindowIsDrawn(@TempDir Path tmp) throws Exception {
+        CaseFile cf = TestCases.copy("healthy", tmp);
+        long[] window = record(cf);
+        // A case observed before the recording (diagnose's recording also spans its warm-up): none of it is drawn.
+        cf.write(CaseInfo.of("diagnose", window[0] - 60_000, window[0] - 30_000, "test", Map.of()));
+        assertThat(ReportBuilder.build(cf, List.of()).flames()).noneMatch(f -> f.kind().equals("cpu"));
+    }
+
+    /** Records 800 ms of spinning into the case's profiles; returns the recording's span (epoch ms). */
+    private static long[] record(CaseFile cf) throws Exception {
+        try (Recording r = new Recording()) {
+            r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
+            long start = System.currentTimeMillis();
+            r.start();
+            spin(800);
+            r.stop();
+            long end = System.currentTimeMillis();
+            r.dump(cf.profile("recording.jfr"));
+            return new long[] {start, end};
+        }
     }
 
     // Real CPU work for the sampler to see; the measured time bounds it, not a sleep.

@@ -19,8 +19,22 @@ public final class JfrProfiles {
 
     /** The tree, or an empty root when the recording has no events of that kind. */
     public static Collapsed.Node read(Path jfr, String kind) {
+        return read(jfr, kind, 0, 0);
+    }
+
+    /**
+     * Only the events between {@code fromMs} and {@code toMs} (epoch ms; 0 for open): diagnose
+     * starts its recording before the warm-up, and the flame graphs, like the tables, show the
+     * measured window.
+     */
+    public static Collapsed.Node read(Path jfr, String kind, long fromMs, long toMs) {
         // cpu is the converter's default (execution samples); its --cpu flag means something narrower.
         Arguments args = kind.equals("cpu") ? new Arguments("-o", "collapsed") : new Arguments("--" + kind, "-o", "collapsed");
+        // The converter takes values from 1.5e12 on as epoch ms (smaller ones as relative to the recording).
+        if (fromMs > 0 && toMs > fromMs) {
+            args.from = fromMs;
+            args.to = toMs;
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (JfrReader reader = new JfrReader(jfr.toString())) {
             JfrToFlame converter = new JfrToFlame(reader, args);
