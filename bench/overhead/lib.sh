@@ -124,14 +124,21 @@ off_cmd() {
 }
 
 # exec_pair_on PID URL I ON_CMD: one `on` phase on a running target: attach and run ON_CMD, load,
-# run "$(off_cmd I)" (the caller's function), note what was collected, detach.
+# run "$(off_cmd I)" (the caller's function), note what was collected, detach. With settle=S (s),
+# an unrecorded load of S seconds comes first and its throughput is noted as the transient.
 exec_pair_on() {
   culprit exec "$1" "$4" >"$work/start-$3.txt" 2>&1 \
     || { echo "collectors failed to start:" >&2; cat "$work/start-$3.txt" >&2; exit 1; }
+  local transient=""
+  if [ "${settle:-0}" -gt 0 ]; then
+    local keep_cpu="${cpu_pid:-}"; cpu_pid=""
+    transient="first ${settle}s after start: $(load_phase "settle-$3" "$2" "$settle") req/s; "
+    cpu_pid="$keep_cpu"
+  fi
   load_phase "on-$3" "$2"
   culprit exec "$1" "$(off_cmd "$3")" >"$work/stop-$3.txt" 2>&1 \
     || { echo "collectors failed to stop:" >&2; cat "$work/stop-$3.txt" >&2; exit 1; }
-  echo "$(grep -o 'engine [a-z_]*, [0-9]* samples' "$work/stop-$3.txt" || true); $(grep -o "wrote [0-9]* events" "$work/stop-$3.txt" || true)" >"$work/note-$3"
+  echo "$transient$(grep -o 'engine [a-z_]*, [0-9]* samples' "$work/stop-$3.txt" || true); $(grep -o "wrote [0-9]* events" "$work/stop-$3.txt" || true)" >"$work/note-$3"
   culprit exec "$1" stop >/dev/null
 }
 

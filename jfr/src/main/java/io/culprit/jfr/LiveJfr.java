@@ -2,6 +2,7 @@ package io.culprit.jfr;
 
 import io.culprit.jfr.collect.Observation;
 import io.culprit.model.CaseFile;
+import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.function.Consumer;
 import jdk.jfr.consumer.RecordedEvent;
@@ -47,7 +48,11 @@ public final class LiveJfr implements AutoCloseable {
         LiveJfr live = new LiveJfr(rs, System.currentTimeMillis());
         Consumer<RecordedEvent> sink = live::accept;
         try {
-            rs.getClass().getMethod("onEvent", Consumer.class).invoke(rs, sink);
+            // One handler per event type a collector reads, not one for all: the stream's parser
+            // then skips what nobody reads (settings, recording metadata) instead of building it,
+            // and that parsing runs on the target's own cores.
+            Method onEvent = rs.getClass().getMethod("onEvent", String.class, Consumer.class);
+            for (String type : live.evidence.eventTypes()) onEvent.invoke(rs, type, sink);
             rs.getClass().getMethod("startAsync").invoke(rs);
             // Starting can take seconds on a busy machine: the observation begins once recording has.
             live.startMs = System.currentTimeMillis();

@@ -69,7 +69,9 @@ class DefaultRecordingIT {
     private static Path record(String java, Path dir, String options) throws Exception {
         Path jfr = dir.resolve("target.jfr");
         Path log = dir.resolve("target.log");
-        Process p = new ProcessBuilder(java, "-Xmx64m", "-XX:StartFlightRecording=filename=" + jfr + options,
+        // A small young generation: on a machine loaded by other builds the paced target may get a
+        // fraction of a core and allocate far less than 200 MB/s; 8 MB still gives several GCs then.
+        Process p = new ProcessBuilder(java, "-Xmx64m", "-Xmn8m", "-XX:StartFlightRecording=filename=" + jfr + options,
                 "-cp", System.getProperty("java.class.path"), AllocatingTarget.class.getName(), "2")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("target finished").isTrue();
