@@ -49,6 +49,9 @@ public final class Cli {
             pb.environment().put("CULPRIT_HOME", Path.of("..").toAbsolutePath().normalize().toString());
             Process p = pb.start();
             if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                // Its children first (demo's lab JVM): killed forcibly, the CLI runs no shutdown hook
+                // that would stop them, and an orphaned lab would load the machine for the next tests.
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
                 throw new AssertionError("culprit " + String.join(" ", args) + " did not finish in " + timeoutSeconds + " s");
             }
