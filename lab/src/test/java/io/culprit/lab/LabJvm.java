@@ -30,6 +30,13 @@ final class LabJvm implements AutoCloseable {
     }
 
     static LabJvm start(String scenario, boolean fixed) throws Exception {
+        LabJvm lab = launch(scenario, fixed);
+        lab.awaitReady();
+        return lab;
+    }
+
+    /** Starts the JVM without waiting for it, so a test can start both twins at once; then {@link #awaitReady()}. */
+    static LabJvm launch(String scenario, boolean fixed) throws Exception {
         if (!Files.isRegularFile(JAR)) {
             throw new IllegalStateException(JAR + " missing: *IT tests run after packaging (mvn verify)");
         }
@@ -45,12 +52,10 @@ final class LabJvm implements AutoCloseable {
                 "--lab.port=" + port, "--lab.log-file=target/it-" + scenario + "-app.log"));
         Path log = Path.of("target/it-" + scenario + (fixed ? "-fixed" : "") + ".log");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        LabJvm lab = new LabJvm(p, log, port);
-        lab.awaitReady();
-        return lab;
+        return new LabJvm(p, log, port);
     }
 
-    private void awaitReady() throws Exception {
+    void awaitReady() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {

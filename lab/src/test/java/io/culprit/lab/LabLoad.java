@@ -11,7 +11,10 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -34,7 +37,11 @@ final class LabLoad {
     private LabLoad() {
     }
 
-    record Result(long requests, long errors, double seconds, List<Long> latenciesNanos) {
+    /** How long {@link #open} waits for the answers still missing when its window ends. */
+    static final Duration DRAIN = Duration.ofSeconds(3);
+
+    /** {@code unanswered}: open model only, requests not sent in the window or not answered by its drain. */
+    record Result(long requests, long errors, long unanswered, double seconds, List<Long> latenciesNanos) {
         double throughput() {
             return requests / seconds;
         }
@@ -50,8 +57,9 @@ final class LabLoad {
 
         @Override
         public String toString() {
-            return String.format("%d req (%d errors) in %.1f s = %.1f req/s, p50 %.1f ms, p99 %.1f ms",
-                    requests, errors, seconds, throughput(), percentileMs(0.5), percentileMs(0.99));
+            return String.format("%d req (%d errors%s) in %.1f s = %.1f req/s, p50 %.1f ms, p99 %.1f ms",
+                    requests, errors, unanswered > 0 ? ", " + unanswered + " unanswered" : "", seconds, throughput(),
+                    percentileMs(0.5), percentileMs(0.99));
         }
     }
 
@@ -115,13 +123,15 @@ final class LabLoad {
         for (Thread t : threads) {
             t.join();
         }
-        return new Result(lat.size(), errors.get(), (System.nanoTime() - t0) / 1e9, List.copyOf(lat));
+        return new Result(lat.size(), errors.get(), 0, (System.nanoTime() - t0) / 1e9, List.copyOf(lat));
     }
 
     /**
      * {@code rate} requests per second for {@code duration}, sent on schedule whatever the answers,
-     * with at most {@link #MAX_IN_FLIGHT} outstanding (as a load generator's connection limit):
-     * past that the schedule waits, and the wait counts in the latency.
+     * with at most {@link #MAX_IN_FLIGHT} outstanding (as a load generator's connection limit): past
+     * that the schedule waits, and the wait counts in the latency. The window is bounded so a service
+     * that falls behind cannot stretch a test: what is not sent by the window's end, or not answered
+     * {@link #DRAIN} after it, is counted as unanswered (its latency, longer still, is left out).
      */
     static Result open(HttpRequest req, int rate, Duration duration) {
         ConcurrentLinkedQueue<Long> lat = new ConcurrentLinkedQueue<>();
@@ -129,13 +139,16 @@ final class LabLoad {
         List<CompletableFuture<?>> inFlight = new ArrayList<>();
         Semaphore slots = new Semaphore(MAX_IN_FLIGHT);
         long t0 = System.nanoTime();
+        long end = t0 + duration.toNanos();
         long n = rate * duration.toSeconds();
         for (long i = 0; i < n; i++) {
             long due = t0 + i * 1_000_000_000L / rate;
             for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
                 LockSupport.parkNanos(wait);
             }
-            slots.acquireUninterruptibly();
+            if (!acquire(slots, end - System.nanoTime())) {
+                break;
+            }
             // Latency from the intended send time: queueing behind a pause counts.
             inFlight.add(HTTP.sendAsync(req, HttpResponse.BodyHandlers.discarding()).whenComplete((r, e) -> {
                 slots.release();
@@ -146,7 +159,25 @@ final class LabLoad {
                 }
             }));
         }
-        CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
-        return new Result(lat.size(), errors.get(), (System.nanoTime() - t0) / 1e9, List.copyOf(lat));
+        try {
+            CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(DRAIN.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException stillLateOrFailed) {
+            // Counted below: failures as errors, the late ones as unanswered.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        List<Long> answered = List.copyOf(lat);
+        long failed = errors.get();
+        return new Result(answered.size(), failed, Math.max(0, n - answered.size() - failed),
+                (System.nanoTime() - t0) / 1e9, answered);
+    }
+
+    private static boolean acquire(Semaphore slots, long timeoutNanos) {
+        try {
+            return slots.tryAcquire(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }
