@@ -60,6 +60,22 @@ public final class Bridge {
         }
     }
 
+    public static long probeEnter(int id, Object self, Object arg0) {
+        try {
+            return spy.probeEnter(id, self, arg0);
+        } catch (Throwable ignored) {
+            return 0L;
+        }
+    }
+
+    public static void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+        try {
+            spy.probeExit(id, start, self, arg0, arg1, returned, thrown);
+        } catch (Throwable ignored) {
+            // never into the application
+        }
+    }
+
     public static void beforeCall(int site) {
         try {
             spy.beforeCall(site);

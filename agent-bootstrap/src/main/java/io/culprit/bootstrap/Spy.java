@@ -7,7 +7,8 @@ package io.culprit.bootstrap;
  *
  * <p>The lean pair ({@link #enter}/{@link #exit}) carries only an id and a timestamp, so woven
  * code allocates nothing; the {@code *Args} pair exists for listeners that read arguments
- * (watch), and is only woven when such a listener asked for it.
+ * (watch), and is only woven when such a listener asked for it; the {@code probe*} pair passes
+ * the few plain values a framework probe reads.
  */
 public interface Spy {
 
@@ -20,6 +21,16 @@ public interface Spy {
     long enterArgs(int id, Object self, Object[] args);
 
     void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown);
+
+    /**
+     * A framework probe's method starts. Woven only for hooks that work at entry; the advice
+     * passes what the hook declared it reads (the receiver, the first argument) and null in place
+     * of the rest: no array, no boxing.
+     */
+    long probeEnter(int id, Object self, Object arg0);
+
+    /** A framework probe's method ends; {@code start} is 0 when no entry was woven, unread values are null. */
+    void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown);
 
     /** Just before a woven call site invokes its callee. */
     void beforeCall(int site);

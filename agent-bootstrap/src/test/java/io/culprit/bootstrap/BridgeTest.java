@@ -41,8 +41,33 @@ class BridgeTest {
         assertThat(Bridge.enterArgs(1, null, new Object[0])).isZero();
         Bridge.exit(1, 0L, null);
         Bridge.exitArgs(1, 0L, null, null, null, null);
+        assertThat(Bridge.probeEnter(1, null, null)).isZero();
+        Bridge.probeExit(1, 0L, null, null, null, null, null);
         Bridge.beforeCall(1);
         Bridge.afterCall(1);
+    }
+
+    @Test
+    void probeEntryPointsPassTheirValuesAndAreNoOpsAfterReset() {
+        Object[] seen = new Object[6];
+        Bridge.install(new ThrowingSpy() {
+            @Override public long probeEnter(int id, Object self, Object arg0) { seen[0] = self; seen[1] = arg0; return 9L; }
+            @Override public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object r, Throwable t) {
+                seen[2] = start;
+                seen[3] = arg1;
+                seen[4] = r;
+                seen[5] = t;
+            }
+        });
+        Throwable thrown = new IllegalStateException("from the method");
+        assertThat(Bridge.probeEnter(3, "self", "a0")).isEqualTo(9L);
+        Bridge.probeExit(3, 9L, "self", "a0", "a1", "ret", thrown);
+        assertThat(seen).containsExactly("self", "a0", 9L, "a1", "ret", thrown);
+        Bridge.reset();
+        assertThat(Bridge.probeEnter(3, "other", null)).isZero();
+        Bridge.probeExit(3, 1L, null, null, "changed", null, null);
+        assertThat(seen[0]).isEqualTo("self");
+        assertThat(seen[3]).isEqualTo("a1");
     }
 
     /** A spy that fails everywhere: nothing may reach the caller. */
@@ -51,6 +76,8 @@ class BridgeTest {
         @Override public void exit(int id, long start, Throwable thrown) { throw new StackOverflowError(); }
         @Override public long enterArgs(int id, Object self, Object[] args) { throw new IllegalStateException(); }
         @Override public void exitArgs(int id, long start, Object self, Object[] args, Object r, Throwable t) { throw new IllegalStateException(); }
+        @Override public long probeEnter(int id, Object self, Object arg0) { throw new IllegalStateException(); }
+        @Override public void probeExit(int id, long start, Object self, Object a0, Object a1, Object r, Throwable t) { throw new LinkageError(); }
         @Override public void beforeCall(int site) { throw new IllegalStateException(); }
         @Override public void afterCall(int site) { throw new IllegalStateException(); }
     }

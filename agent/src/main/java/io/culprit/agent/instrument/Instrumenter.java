@@ -8,9 +8,12 @@ import io.culprit.agent.instrument.internal.Dispatcher;
 import io.culprit.agent.instrument.internal.IdMapping;
 import io.culprit.agent.instrument.internal.LeanAdvice;
 import io.culprit.agent.instrument.internal.MethodId;
+import io.culprit.agent.instrument.internal.ProbeAdvice;
+import io.culprit.agent.instrument.internal.ProbeMapping;
 import io.culprit.bootstrap.Bridge;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -103,8 +106,12 @@ public final class Instrumenter {
         Map<String, Integer> ids = plan.advised.get(type);
         if (ids != null) {
             Advice.WithCustomMapping mapping = Advice.withCustomMapping().bind(MethodId.class, new IdMapping(ids));
-            builder = builder.visit(mapping.to(plan.withArgs ? ArgsAdvice.class : LeanAdvice.class)
-                    .on(keyIn(ids).and(ElementMatchers.isMethod())));
+            if (plan.probes) {
+                builder = weaveProbes(builder, mapping, plan.reads.getOrDefault(type, Map.of()));
+            } else {
+                builder = builder.visit(mapping.to(plan.withArgs ? ArgsAdvice.class : LeanAdvice.class)
+                        .on(keyIn(ids).and(ElementMatchers.isMethod())));
+            }
             // A constructor's exit advice cannot catch what the constructor throws (the JVM forbids
             // a handler around the super() call), so constructors get normal-exit timing only.
             builder = builder.visit(mapping.to(ConstructorAdvice.class).on(keyIn(ids).and(ElementMatchers.isConstructor())));
@@ -114,6 +121,31 @@ public final class Instrumenter {
             builder = builder.visit(new AsmVisitorWrapper.ForDeclaredMethods().invokable(keyIn(calls),
                     (t, method, mv, ctx, pool, wf, rf) ->
                             new CallSiteVisitor(mv, calls.get(method.getInternalName() + method.getDescriptor()), plan.registrar)));
+        }
+        return builder;
+    }
+
+    /**
+     * Each probe method gets the parts of {@link ProbeAdvice} its hook uses: entry and exit, entry
+     * only, or exit only; the values it reads are bound per method by {@link ProbeMapping}.
+     */
+    private static DynamicType.Builder<?> weaveProbes(DynamicType.Builder<?> builder, Advice.WithCustomMapping mapping,
+                                                      Map<String, Integer> reads) {
+        Advice.WithCustomMapping probe = mapping.bind(ProbeMapping.factory(reads));
+        Map<String, Integer> both = new HashMap<>(), enterOnly = new HashMap<>(), exitOnly = new HashMap<>();
+        reads.forEach((key, r) -> {
+            boolean enter = (r & Plan.ENTER) != 0, exit = (r & Plan.EXIT) != 0;
+            (enter && exit ? both : enter ? enterOnly : exitOnly).put(key, r);
+        });
+        ElementMatcher.Junction<MethodDescription> methods = ElementMatchers.isMethod();
+        if (!both.isEmpty()) {
+            builder = builder.visit(probe.to(ProbeAdvice.Enter.class, ProbeAdvice.Exit.class).on(keyIn(both).and(methods)));
+        }
+        if (!enterOnly.isEmpty()) {
+            builder = builder.visit(probe.to(ProbeAdvice.Enter.class).on(keyIn(enterOnly).and(methods)));
+        }
+        if (!exitOnly.isEmpty()) {
+            builder = builder.visit(probe.to(ProbeAdvice.ExitOnly.class).on(keyIn(exitOnly).and(methods)));
         }
         return builder;
     }

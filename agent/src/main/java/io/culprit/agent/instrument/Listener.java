@@ -19,6 +19,16 @@ public abstract class Listener {
 
     public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) { }
 
+    /**
+     * A framework probe's entry ({@code ProbeAdvice}): only the values its plan said it reads, the
+     * others null. No clock by default: a probe that times its method reads one itself.
+     */
+    public long probeEnter(int id, Object self, Object arg0) {
+        return 0L;
+    }
+
+    public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) { }
+
     public void beforeCall(int site) { }
 
     public void afterCall(int site) { }

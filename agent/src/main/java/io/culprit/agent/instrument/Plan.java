@@ -19,7 +19,16 @@ public final class Plan {
         int site(MethodTarget caller, int index, String owner, String name, String descriptor, int line);
     }
 
+    /**
+     * What a framework probe's woven method hands its hook ({@link #advise(MethodTarget, int, int)}):
+     * an entry call, an exit call, and which values they carry; values not asked for pass as null.
+     */
+    public static final int ENTER = 1, EXIT = 2, SELF = 4, ARG0 = 8, ARG1 = 16, RETURNED = 32;
+
     final Map<Class<?>, Map<String, Integer>> advised = new LinkedHashMap<>();
+    /** Per method, its {@link #ENTER}... bits: present only in a {@link #forProbes()} plan. */
+    final Map<Class<?>, Map<String, Integer>> reads = new LinkedHashMap<>();
+    final boolean probes;
     final Map<Class<?>, Map<String, MethodTarget>> callSites = new LinkedHashMap<>();
     final boolean withArgs;
     final SiteRegistrar registrar;
@@ -29,8 +38,27 @@ public final class Plan {
      * @param registrar site ids for call-site weaving, or null when no call sites are woven
      */
     public Plan(boolean withArgs, SiteRegistrar registrar) {
+        this(withArgs, registrar, false);
+    }
+
+    private Plan(boolean withArgs, SiteRegistrar registrar, boolean probes) {
         this.withArgs = withArgs;
         this.registrar = registrar;
+        this.probes = probes;
+    }
+
+    /** A plan of framework probes: each method woven with the probe advice its reads ask for. */
+    public static Plan forProbes() {
+        return new Plan(false, null, true);
+    }
+
+    /** A probe's method: {@code reads} says which calls and values its hook gets (ENTER, EXIT, SELF...). */
+    public void advise(MethodTarget target, int id, int reads) {
+        if (!probes) {
+            throw new IllegalStateException("not a probe plan");
+        }
+        advise(target, id);
+        this.reads.computeIfAbsent(target.type, k -> new LinkedHashMap<>()).put(target.method.key(), reads);
     }
 
     public void advise(MethodTarget target, int id) {

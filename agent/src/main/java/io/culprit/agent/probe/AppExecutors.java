@@ -25,9 +25,9 @@ final class AppExecutors {
     final List<ThreadPoolExecutor> seen = new CopyOnWriteArrayList<>();
 
     Hook hook() {
-        return new Hook(TPE, "execute", "(Ljava/lang/Runnable;)") {
+        return new Hook(TPE, "execute", "(Ljava/lang/Runnable;)", Hook.ENTER | Hook.SELF) {
             @Override
-            public long enterArgs(int id, Object self, Object[] args) {
+            public long probeEnter(int id, Object self, Object arg0) {
                 remember(self);
                 return 0L;
             }

@@ -33,20 +33,15 @@ final class BeanProbe {
 
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
-        h.add(new Hook(BEAN_FACTORY, "createBean", "(Ljava/lang/String;") {
+        h.add(new Hook(BEAN_FACTORY, "createBean", "(Ljava/lang/String;", Hook.EXIT | Hook.ARG0 | Hook.ARG1 | Hook.RETURNED) {
             @Override
-            boolean timed() {
-                return false;
-            }
-
-            @Override
-            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
-                if (thrown != null || !(args[0] instanceof String)) return;
-                Created c = beans.computeIfAbsent((String) args[0], Created::new);
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                if (thrown != null || !(arg0 instanceof String)) return;
+                Created c = beans.computeIfAbsent((String) arg0, Created::new);
                 c.count.increment();
                 if (c.type == null) {
                     c.type = returned == null ? null : returned.getClass().getName();
-                    Object scope = Reflect.call(args[1], "getScope");
+                    Object scope = Reflect.call(arg1, "getScope");
                     c.scope = scope == null || "".equals(scope) ? "singleton" : scope.toString();
                 }
             }

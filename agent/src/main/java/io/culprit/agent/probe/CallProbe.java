@@ -13,8 +13,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * driver behind the pool goes through; a prepared statement's text is remembered when the proxy
  * connection prepares it (the proxy does not keep it), in a small per-thread memory: see
  * {@link Prepared}. Outbound HTTP is timed at Spring's {@code AbstractClientHttpRequest.execute()}
- * (RestTemplate and RestClient) and at the JDK's HttpClient ({@link JdkHttpHooks}); Redis at
- * Jedis's connection ({@link RedisHooks}). A call slower than its kind's threshold is counted as
+ * (RestTemplate and RestClient), at the JDK's HttpClient ({@link JdkHttpHooks}), Apache
+ * HttpClient 5 ({@link ApacheHttpHooks}) and OkHttp ({@link OkHttpHooks}); Redis at
+ * Jedis's connection ({@link RedisHooks}) and Lettuce's ({@link LettuceHooks}). A call slower
+ * than its kind's threshold is counted as
  * slow and kept, with its text, among the recent alerts.
  */
 final class CallProbe {
@@ -38,38 +40,33 @@ final class CallProbe {
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
         for (String prepare : new String[] {"prepareStatement", "prepareCall"}) {
-            h.add(new Hook(PROXY_CONNECTION, prepare, "(Ljava/lang/String;") {
+            h.add(new Hook(PROXY_CONNECTION, prepare, "(Ljava/lang/String;", Hook.EXIT | Hook.ARG0 | Hook.RETURNED) {
                 @Override
-                boolean timed() {
-                    return false;
-                }
-
-                @Override
-                public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
-                    if (returned != null && args[0] instanceof String) prepared.put(returned, (String) args[0]);
+                public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                    if (returned != null && arg0 instanceof String) prepared.put(returned, (String) arg0);
                 }
             });
         }
         // execute(), executeQuery(), executeUpdate(), executeBatch(), executeLargeUpdate() of a prepared statement
-        h.add(new Hook(PROXY_PREPARED, "execute*", "()") {
+        h.add(new Hook(PROXY_PREPARED, "execute*", "()", Hook.TIMED | Hook.SELF) {
             @Override
-            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
                 String sql = prepared.get(self);
                 record(end, "sql", sql == null ? "(prepared statement)" : SqlText.normalizeCached(sql), sql, start, thrown);
             }
         });
-        h.add(new Hook(PROXY_STATEMENT, "execute*", "(Ljava/lang/String;") {
+        h.add(new Hook(PROXY_STATEMENT, "execute*", "(Ljava/lang/String;", Hook.TIMED | Hook.ARG0) {
             @Override
-            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
-                String sql = (String) args[0];
+                String sql = arg0 instanceof String ? (String) arg0 : null;
                 record(end, "sql", SqlText.normalizeCached(sql), sql, start, thrown);
             }
         });
-        h.add(new Hook(SPRING_HTTP_REQUEST, "execute", "()") {
+        h.add(new Hook(SPRING_HTTP_REQUEST, "execute", "()", Hook.TIMED | Hook.SELF) {
             @Override
-            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
                 Object uri = Reflect.call(self, "getURI");
                 Object method = Reflect.call(self, "getMethod");
@@ -78,7 +75,10 @@ final class CallProbe {
             }
         });
         h.addAll(JdkHttpHooks.hooks(this));
+        h.addAll(ApacheHttpHooks.hooks(this));
+        h.addAll(OkHttpHooks.hooks(this));
         h.addAll(RedisHooks.hooks(this));
+        h.addAll(LettuceHooks.hooks(this));
         return h;
     }
 

@@ -47,7 +47,7 @@ final class ConstructionProbe {
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
         for (String type : EXPENSIVE) {
-            h.add(new Hook(type, "<init>", "(") {
+            h.add(new Hook(type, "<init>", "(", Hook.TIMED) {
                 @Override
                 public long enter(int id) {
                     long now = System.nanoTime();

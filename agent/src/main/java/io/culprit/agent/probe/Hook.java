@@ -1,37 +1,45 @@
 package io.culprit.agent.probe;
 
 import io.culprit.agent.instrument.Listener;
+import io.culprit.agent.instrument.Plan;
 import io.culprit.agent.instrument.TargetResolver;
 
 /**
  * One framework method a probe weaves, found by exact class name, method name and a descriptor
  * prefix (overloads differ in what they mean: HikariPool.getConnection() delegates to
  * getConnection(long), so weaving both would count every acquire twice). Subclasses are the
- * {@link Listener} the engine's argument-passing advice calls; they must never throw.
+ * {@link Listener} the probe advice calls ({@code probeEnter}/{@code probeExit}); they must never
+ * throw. Each declares in {@link #reads} what it needs, and the woven code passes nothing else:
+ * no entry call for a hook that does not time its method, no exit call for one that only notes
+ * its receiver, null for every value it does not read.
  */
 abstract class Hook extends Listener {
+
+    /** Timed: an entry that reads the clock (the default {@link #probeEnter}) and an exit. */
+    static final int TIMED = Plan.ENTER | Plan.EXIT;
+    static final int ENTER = Plan.ENTER, EXIT = Plan.EXIT, SELF = Plan.SELF, ARG0 = Plan.ARG0, ARG1 = Plan.ARG1,
+            RETURNED = Plan.RETURNED;
 
     final String className;
     final String method;
     final String descriptorPrefix;
     /** A JDK class (java.net.http's client): woven only by name, never by a pattern. */
     final boolean jdk;
+    /** {@link Plan} bits: the calls and values this hook's woven method hands it. */
+    final int reads;
 
-    Hook(String className, String method, String descriptorPrefix) {
+    Hook(String className, String method, String descriptorPrefix, int reads) {
         this.className = className;
         this.method = method;
         this.descriptorPrefix = descriptorPrefix;
         this.jdk = TargetResolver.isJdk(className);
+        this.reads = reads;
     }
 
+    /** The start time: only hooks whose reads include ENTER are called here. */
     @Override
-    public long enterArgs(int id, Object self, Object[] args) {
-        return timed() ? System.nanoTime() : 0L;
-    }
-
-    /** False for hooks that only read arguments or results at exit: a clock read is ~25 ns here. */
-    boolean timed() {
-        return true;
+    public long probeEnter(int id, Object self, Object arg0) {
+        return System.nanoTime();
     }
 
     @Override

@@ -22,12 +22,12 @@ final class JdkHttpHooks {
 
     static List<Hook> hooks(CallProbe calls) {
         return List.of(new Hook(HTTP_CLIENT_IMPL, "sendAsync",
-                "(Ljava/net/http/HttpRequest;Ljava/net/http/HttpResponse$BodyHandler;Ljava/net/http/HttpResponse$PushPromiseHandler;Ljava/util/concurrent/Executor;)") {
+                "(Ljava/net/http/HttpRequest;Ljava/net/http/HttpResponse$BodyHandler;Ljava/net/http/HttpResponse$PushPromiseHandler;Ljava/util/concurrent/Executor;)", Hook.TIMED | Hook.ARG0 | Hook.RETURNED) {
             @Override
-            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
-                if (!(args[0] instanceof HttpRequest)) return;
-                HttpRequest request = (HttpRequest) args[0];
+                if (!(arg0 instanceof HttpRequest)) return;
+                HttpRequest request = (HttpRequest) arg0;
                 if (thrown != null || !(returned instanceof CompletableFuture)) {
                     record(calls, request, start, end, thrown);
                     return;

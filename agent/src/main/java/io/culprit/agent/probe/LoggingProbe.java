@@ -9,13 +9,20 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Logback events that reached the appenders: {@code Logger.callAppenders(event)} runs once per
- * event that passed the level checks, on the logging thread, and its duration is the time spent
- * in appenders (formatting, stack-trace rendering, I/O or the async queue's hand-off).
+ * Log events that reached the appenders, and the time spent in them (formatting, stack-trace
+ * rendering, I/O or the async queue's hand-off), on the logging thread. Logback: {@code
+ * Logger.callAppenders(event)} runs once per event that passed the level checks and walks the
+ * logger hierarchy itself. log4j2: {@code LoggerConfig.log(event, predicate)} runs per event
+ * and again, nested, for each additive parent config, so only the outermost call on a thread is
+ * recorded; the replay of an event on an async logger config's thread (predicate
+ * ASYNCHRONOUS_ONLY) was already counted where it was logged.
  */
 final class LoggingProbe {
 
     static final String LOGBACK_LOGGER = "ch.qos.logback.classic.Logger";
+    static final String LOG4J_LOGGER_CONFIG = "org.apache.logging.log4j.core.config.LoggerConfig";
+    /** Per thread: how deep in log4j2 LoggerConfig.log calls it is (JDK type only, see {@link Prepared}). */
+    private final ThreadLocal<int[]> log4jDepth = ThreadLocal.withInitial(() -> new int[1]);
 
     /** Per level and logger. */
     static final class Events {
@@ -36,20 +43,40 @@ final class LoggingProbe {
 
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
-        h.add(new Hook(LOGBACK_LOGGER, "callAppenders", "(Lch/qos/logback/classic/spi/ILoggingEvent;)") {
+        h.add(new Hook(LOGBACK_LOGGER, "callAppenders", "(Lch/qos/logback/classic/spi/ILoggingEvent;)", Hook.TIMED | Hook.ARG0) {
             @Override
-            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                record(arg0, System.nanoTime() - start, "getThrowableProxy");
+            }
+        });
+        h.add(new Hook(LOG4J_LOGGER_CONFIG, "log", "(Lorg/apache/logging/log4j/core/LogEvent;L",
+                Hook.TIMED | Hook.ARG0 | Hook.ARG1) {
+            @Override
+            public long probeEnter(int id, Object self, Object arg0) {
+                log4jDepth.get()[0]++;
+                return System.nanoTime();
+            }
+
+            @Override
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long ns = System.nanoTime() - start;
-                Object event = args[0];
-                String level = String.valueOf(Reflect.call(event, "getLevel"));
-                String logger = String.valueOf(Reflect.call(event, "getLoggerName"));
-                Events e = events(level, logger);
-                e.events.increment();
-                e.appenderNs.add(ns);
-                if (Reflect.call(event, "getThrowableProxy") != null) e.withStackTrace.increment();
+                int[] depth = log4jDepth.get();
+                if (depth[0] > 0) depth[0]--;  // never below 0: an exit whose entry ran in the previous probes' hook (renew)
+                if (depth[0] > 0 || "ASYNCHRONOUS_ONLY".equals(String.valueOf(arg1))) return;
+                record(arg0, ns, "getThrown");
             }
         });
         return h;
+    }
+
+    /** One event that reached the appenders; {@code thrownGetter} names the event's stack-trace accessor. */
+    private void record(Object event, long appenderNs, String thrownGetter) {
+        String level = String.valueOf(Reflect.call(event, "getLevel"));
+        String logger = String.valueOf(Reflect.call(event, "getLoggerName"));
+        Events e = events(level, logger);
+        e.events.increment();
+        e.appenderNs.add(appenderNs);
+        if (Reflect.call(event, thrownGetter) != null) e.withStackTrace.increment();
     }
 
     private Events events(String level, String logger) {

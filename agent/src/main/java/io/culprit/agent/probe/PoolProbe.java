@@ -24,9 +24,11 @@ final class PoolProbe {
     final List<Object> hikariPools = new CopyOnWriteArrayList<>();
     final List<Object> containerPools = new CopyOnWriteArrayList<>();
     final AppExecutors executors = new AppExecutors();
-    /** Per thread: leased connection proxies (slots 0..3) and when (long[] 0..3); JDK types only, see {@link Prepared}. */
+    /**
+     * Per thread: leased connection proxies (slots 0..3) and, in slot 4, when (a long[4]): one
+     * lookup per acquire and per close. JDK types only, see {@link Prepared}.
+     */
     private final ThreadLocal<Object[]> leased = new ThreadLocal<>();
-    private final ThreadLocal<long[]> leasedAt = new ThreadLocal<>();
     private static final int LEASES = 4;
     private final LongAccumulator acquireMaxNs = new LongAccumulator(Math::max, 0);
     private final LongAccumulator usageMaxNs = new LongAccumulator(Math::max, 0);
@@ -39,13 +41,13 @@ final class PoolProbe {
 
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
-        h.add(new Hook(HIKARI_POOL, "getConnection", "(J)") {
+        h.add(new Hook(HIKARI_POOL, "getConnection", "(J)", Hook.TIMED | Hook.SELF | Hook.RETURNED) {
             @Override
-            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long now = System.nanoTime();
                 remember(hikariPools, self);
                 acquires.increment();
-                acquireMaxNs.accumulate(now - start);
+                if (now - start > acquireMaxNs.get()) acquireMaxNs.accumulate(now - start);  // a read, not a CAS, mostly
                 if (now - start >= WAITED_NS) {
                     // This thread waited until a moment ago: it and those still waiting were pending
                     // together. A once-a-second reading alone misses bursts shorter than a second.
@@ -55,21 +57,21 @@ final class PoolProbe {
                 if (returned != null) lease(returned, now);
             }
         });
-        h.add(new Hook(PROXY_CONNECTION, "close", "()") {
+        h.add(new Hook(PROXY_CONNECTION, "close", "()", Hook.EXIT | Hook.SELF) {
             @Override
-            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long at = release(self);
                 if (at == 0) return; // leased before the probe started, on another thread, or closed twice
-                long held = start - at;
-                usageMaxNs.accumulate(held);
+                long held = System.nanoTime() - at;
+                if (held > usageMaxNs.get()) usageMaxNs.accumulate(held);
                 usageSumNs.add(held);
                 usageCount.increment();
             }
         });
         h.add(executors.hook());
-        h.add(new Hook(TOMCAT_EXECUTOR, "execute", "(Ljava/lang/Runnable;)") {
+        h.add(new Hook(TOMCAT_EXECUTOR, "execute", "(Ljava/lang/Runnable;)", Hook.ENTER | Hook.SELF) {
             @Override
-            public long enterArgs(int id, Object self, Object[] args) {
+            public long probeEnter(int id, Object self, Object arg0) {
                 remember(containerPools, self);
                 return 0L;
             }
@@ -85,13 +87,12 @@ final class PoolProbe {
      */
     private void lease(Object connection, long now) {
         Object[] c = leased.get();
-        long[] at = leasedAt.get();
         if (c == null) {
-            c = new Object[LEASES];
-            at = new long[LEASES];
+            c = new Object[LEASES + 1];
+            c[LEASES] = new long[LEASES];
             leased.set(c);
-            leasedAt.set(at);
         }
+        long[] at = (long[]) c[LEASES];
         int slot = 0;
         for (int i = 0; i < LEASES; i++) {
             if (c[i] == null) { slot = i; break; }
@@ -105,7 +106,7 @@ final class PoolProbe {
     private long release(Object connection) {
         Object[] c = leased.get();
         if (c == null) return 0;
-        long[] at = leasedAt.get();
+        long[] at = (long[]) c[LEASES];
         for (int i = 0; i < LEASES; i++) {
             if (c[i] == connection) {
                 c[i] = null;

@@ -14,20 +14,20 @@ package io.culprit.agent.probe;
 final class Prepared {
 
     static final int SLOTS = 8;
-    /** Per thread: slots 0..SLOTS-1 hold statements, SLOTS..2*SLOTS-1 their text. */
+    /**
+     * Per thread: slots 0..SLOTS-1 hold statements, SLOTS..2*SLOTS-1 their text, and the last a
+     * long[1], the next slot to overwrite (a rotating count): one lookup per put or get.
+     */
     private final ThreadLocal<Object[]> recent = new ThreadLocal<>();
-    /** Per thread: the next slot to overwrite (a rotating count). */
-    private final ThreadLocal<long[]> cursor = new ThreadLocal<>();
 
     void put(Object statement, String sql) {
         Object[] r = recent.get();
-        long[] c = cursor.get();
         if (r == null) {
-            r = new Object[2 * SLOTS];
-            c = new long[1];
+            r = new Object[2 * SLOTS + 1];
+            r[2 * SLOTS] = new long[1];
             recent.set(r);
-            cursor.set(c);
         }
+        long[] c = (long[]) r[2 * SLOTS];
         int i = (int) (c[0]++ % SLOTS);
         r[i] = statement;
         r[SLOTS + i] = sql;

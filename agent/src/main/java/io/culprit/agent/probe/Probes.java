@@ -8,6 +8,7 @@ import io.culprit.agent.instrument.MethodTarget;
 import io.culprit.agent.instrument.Plan;
 import io.culprit.agent.instrument.TargetResolver;
 import io.culprit.agent.instrument.internal.Dispatcher;
+import io.culprit.bootstrap.Bridge;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,8 +94,12 @@ public final class Probes {
     }
 
     private void install(Instrumentation inst) throws CommandException {
+        if (!bridgeHasProbeEntries()) {
+            throw new CommandException("refused: the Bridge on the boot class path is an older culprit's (attached to this"
+                    + " JVM before) and lacks the probe entry points; woven code would fail to link. Restart the JVM.");
+        }
         List<Hook> hooks = hooks();
-        Plan plan = new Plan(true, null);
+        Plan plan = Plan.forProbes();
         List<Integer> ids = new ArrayList<>();
         for (Hook h : hooks) {
             List<MethodTarget> targets;
@@ -116,7 +121,7 @@ public final class Probes {
                     ids.add(id);
                     woven.add(h.toString());
                 }
-                plan.advise(t, id);
+                plan.advise(t, id, h.reads);
             }
             hookIds.add(id);
         }
@@ -158,6 +163,22 @@ public final class Probes {
             CURRENT.set(fresh);
             Lifecycle.addShutdownHook(fresh::close);
             return fresh;
+        }
+    }
+
+    /**
+     * The Bridge is appended to the boot path once per JVM: after an older culprit's attach and
+     * detach, the one found is that culprit's, and code woven to call methods it lacks would
+     * throw NoSuchMethodError into the application.
+     */
+    private static boolean bridgeHasProbeEntries() {
+        try {
+            Bridge.class.getMethod("probeEnter", int.class, Object.class, Object.class);
+            Bridge.class.getMethod("probeExit", int.class, long.class, Object.class, Object.class, Object.class,
+                    Object.class, Throwable.class);
+            return true;
+        } catch (NoSuchMethodException e) {
+            return false;
         }
     }
 

@@ -18,17 +18,17 @@ final class RedisHooks {
 
     static List<Hook> hooks(CallProbe calls) {
         return List.of(
-                new Hook(JEDIS_CONNECTION, "executeCommand", "(Lredis/clients/jedis/CommandObject;)") {
+                new Hook(JEDIS_CONNECTION, "executeCommand", "(Lredis/clients/jedis/CommandObject;)", Hook.TIMED | Hook.ARG0) {
                     @Override
-                    public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+                    public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                         long end = System.nanoTime();
-                        record(calls, Reflect.call(args[0], "getArguments"), start, end, thrown);
+                        record(calls, Reflect.call(arg0, "getArguments"), start, end, thrown);
                     }
                 },
-                new Hook(JEDIS_CONNECTION, "executeCommand", "(Lredis/clients/jedis/CommandArguments;)") {
+                new Hook(JEDIS_CONNECTION, "executeCommand", "(Lredis/clients/jedis/CommandArguments;)", Hook.TIMED | Hook.ARG0) {
                     @Override
-                    public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
-                        record(calls, args[0], start, System.nanoTime(), thrown);
+                    public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                        record(calls, arg0, start, System.nanoTime(), thrown);
                     }
                 });
     }

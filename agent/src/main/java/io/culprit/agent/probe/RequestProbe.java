@@ -27,12 +27,11 @@ final class RequestProbe {
     static final long[] GAP_BUCKETS_MS = {0, 100, 1_000, 10_000, 60_000};
 
     /**
-     * Per thread, for the request now in the container on it: [dispatch depth, handler ns] and
-     * [route]. JDK types only: an agent class held by application threads' thread-locals would
-     * keep the agent's class loader alive after detach.
+     * Per thread, for the request now in the container on it: {route, long[] {dispatch depth,
+     * handler ns}}, one lookup per hook call. JDK types only: an agent class held by application
+     * threads' thread-locals would keep the agent's class loader alive after detach.
      */
-    private final ThreadLocal<long[]> current = new ThreadLocal<>();
-    private final ThreadLocal<Object[]> currentRoute = new ThreadLocal<>();
+    private final ThreadLocal<Object[]> current = new ThreadLocal<>();
     /** Route pattern → HTTP method → stats: found without concatenating a key per request. */
     private final ConcurrentHashMap<String, ConcurrentHashMap<String, RouteStats>> byPattern = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, RouteStats> routes = new ConcurrentHashMap<>();
@@ -51,61 +50,60 @@ final class RequestProbe {
 
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
-        h.add(new Hook(COYOTE_ADAPTER, "service", "(Lorg/apache/coyote/Request;") {
+        h.add(new Hook(COYOTE_ADAPTER, "service", "(Lorg/apache/coyote/Request;", Hook.TIMED | Hook.ARG1) {
             @Override
-            public long enterArgs(int id, Object self, Object[] args) {
-                long[] c = state();
+            public long probeEnter(int id, Object self, Object arg0) {
+                Object[] s = state();
+                s[0] = null;
+                long[] c = (long[]) s[1];
                 c[0] = 0;
                 c[1] = -1;
-                currentRoute.get()[0] = null;
                 int n = inFlight.incrementAndGet();
-                inFlightMax.accumulateAndGet(n, Math::max);
+                if (n > inFlightMax.get()) inFlightMax.accumulateAndGet(n, Math::max);  // a read, not a CAS, in the common case
                 return System.nanoTime();
             }
 
             @Override
-            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
                 inFlight.decrementAndGet();
-                long[] c = state();
-                Object[] route = currentRoute.get();
-                Object status = args.length > 1 ? Reflect.call(args[1], "getStatus") : null;
+                Object[] s = state();
+                Object status = Reflect.call(arg1, "getStatus");
                 boolean failed = thrown != null || (status instanceof Integer && (Integer) status >= 500);
-                RouteStats r = route[0] == null ? route(null, null) : (RouteStats) route[0];
-                route[0] = null;  // not kept past the request: it would outlive a reset of the probes
-                record(start, end, r, c[1], failed);
+                RouteStats r = s[0] == null ? route(null, null) : (RouteStats) s[0];
+                s[0] = null;  // not kept past the request: it would outlive a reset of the probes
+                record(start, end, r, ((long[]) s[1])[1], failed);
             }
         });
-        h.add(new Hook(DISPATCHER, "doDispatch", "(") {
+        h.add(new Hook(DISPATCHER, "doDispatch", "(", Hook.TIMED | Hook.ARG0) {
             @Override
-            public long enterArgs(int id, Object self, Object[] args) {
-                state()[0]++;
+            public long probeEnter(int id, Object self, Object arg0) {
+                ((long[]) state()[1])[0]++;
                 return System.nanoTime();
             }
 
             @Override
-            public void exitArgs(int id, long start, Object self, Object[] args, Object returned, Throwable thrown) {
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
-                long[] c = state();
-                Object[] route = currentRoute.get();
-                if (--c[0] > 0 || route[0] != null) return;  // error and forward dispatches: keep the first
-                Object pattern = Reflect.call(args[0], "getAttribute", PATTERN_ATTRIBUTE);
-                Object method = Reflect.call(args[0], "getMethod");
-                route[0] = route(method, pattern == null ? "(unmapped)" : pattern.toString());
+                Object[] s = state();
+                long[] c = (long[]) s[1];
+                if (--c[0] > 0 || s[0] != null) return;  // error and forward dispatches: keep the first
+                Object pattern = Reflect.call(arg0, "getAttribute", PATTERN_ATTRIBUTE);
+                Object method = Reflect.call(arg0, "getMethod");
+                s[0] = route(method, pattern == null ? "(unmapped)" : pattern.toString());
                 c[1] = end - start;
             }
         });
         return h;
     }
 
-    private long[] state() {
-        long[] c = current.get();
-        if (c == null) {
-            c = new long[2];
-            current.set(c);
-            currentRoute.set(new Object[1]);
+    private Object[] state() {
+        Object[] s = current.get();
+        if (s == null) {
+            s = new Object[] {null, new long[2]};
+            current.set(s);
         }
-        return c;
+        return s;
     }
 
     /** The stats of {@code method pattern}; both null: requests no handler took. */

@@ -90,6 +90,20 @@ public final class Dispatcher implements Spy {
     }
 
     @Override
+    public long probeEnter(int id, Object self, Object arg0) {
+        Listener l = at(id);
+        return l == null ? 0L : l.probeEnter(id, self, arg0);
+    }
+
+    @Override
+    public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+        Listener l = at(id);
+        if (l != null) {
+            l.probeExit(id, start, self, arg0, arg1, returned, thrown);
+        }
+    }
+
+    @Override
     public void beforeCall(int site) {
         Listener l = at(site);
         if (l != null) {
