@@ -108,13 +108,14 @@ run_pairs() {
 
 # pick_collectors: from $COLLECTORS (both|profiler|collect, default both) sets on_cmd, the agent
 # commands an `on` phase starts (profiler first, as diagnose does), and defines off_cmd PAIR,
-# which stops them so the profile and the case file are really written.
+# which stops them so the profile and the case file are really written. `collect` means the live
+# JFR stream alone: the framework probes are bench/probes-overhead.sh's subject.
 pick_collectors() {
   collectors="${COLLECTORS:-both}"
   case "$collectors" in
-    both) on_cmd="profiler start --event cpu --interval 10ms; collect start" ;;
+    both) on_cmd="profiler start --event cpu --interval 10ms; collect start --no-probes" ;;
     profiler) on_cmd="profiler start --event cpu --interval 10ms" ;;
-    collect) on_cmd="collect start" ;;
+    collect) on_cmd="collect start --no-probes" ;;
     *) echo "COLLECTORS must be both, profiler or collect, got '$collectors'" >&2; exit 2 ;;
   esac
 }
