@@ -46,13 +46,7 @@ agent() { # agent PHASE STEP COMMANDS: one `culprit exec`, its output kept; fail
   culprit exec "$lab_pid" "$3" >"$work/$2-$1.txt" 2>&1 || { echo "$2 failed:" >&2; cat "$work/$2-$1.txt" >&2; exit 1; }
 }
 
-phase_none() {
-  start_lab healthy
-  cpu_pid="$lab_pid"
-  load_phase "warm-none-$1" "$url" "${LAB_WARMUP_S:-120}" >/dev/null
-  load_phase "none-$1" "$url"
-  stop_lab
-}
+phase_none() { lab_phase_none "$1"; }
 
 phase_on() {
   start_lab healthy

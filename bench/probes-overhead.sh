@@ -40,13 +40,7 @@ url="http://127.0.0.1:$port/api/orders/7"
 echo "building culprit..." >&2
 build_culprit
 
-phase_none() {
-  start_lab healthy
-  cpu_pid="$lab_pid"
-  load_phase "warm-none-$1" "$url" "${LAB_WARMUP_S:-120}" >/dev/null
-  load_phase "none-$1" "$url"
-  stop_lab
-}
+phase_none() { lab_phase_none "$1"; }
 
 phase_on() {
   start_lab healthy

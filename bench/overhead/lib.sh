@@ -63,6 +63,16 @@ stop_lab() { # the service first (by its pid), then the CLI that waits for it
   lab_pid=""; lab_cli=""
 }
 
+# lab_phase_none I: a `none` phase on the lab: a fresh healthy lab (callers set url), LAB_WARMUP_S
+# (default 120) of unrecorded load for the JIT, then the measured load with no agent ever attached.
+lab_phase_none() {
+  start_lab healthy
+  cpu_pid="$lab_pid"
+  load_phase "warm-none-$1" "$url" "${LAB_WARMUP_S:-120}" >/dev/null
+  load_phase "none-$1" "$url"
+  stop_lab
+}
+
 # stop_pid PID: TERM, then wait until it is gone (it may not be our child, so `wait` cannot do it);
 # the next target binds the same port.
 stop_pid() {

@@ -29,7 +29,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * One call of {@link Handler#handle} (which calls one callee), by instrumentation state:
  * {@code none} not woven; {@code idle} woven but the Bridge reset to its no-op (bytecode left
  * behind after a detach); {@code monitor} counting into HdrHistogram; {@code trace} timing the
- * root and its call site, with a condition that never matches so no tree is captured;
+ * root and its call site (two clock reads: the call is adjacent to the root's start and return,
+ * so each read serves two timing points), with a condition that never matches so no tree is captured;
  * {@code trace-skip} the same without a condition, after its first records: the client is
  * "behind" (--rate 1), so each call is timed and then skipped, as most calls are under load.
  * Run with {@code -prof gc} for B/op.
