@@ -71,22 +71,21 @@ public final class TraceCommand implements Command {
             plan.weaveCalls(m);
         }
         int calibrationSite = listener.addRoot(roots.get(0));
+        int sharedCalibrationSite = listener.addRoot(roots.get(0));
         // Site ids are handed out while classes are transformed, so the id list is read after.
         List<Integer> ids = listener.ids;
         Installation installation = Instrumenter.install(ctx.instrumentation(), plan, ids);
         run.installed(installation);
-        calibrate(listener, calibrationSite);
-        // A pair (beforeCall + afterCall, or a root's enter + exit) counts as one event.
+        // Times the real path (Bridge → dispatcher → listener) on this thread, which never runs a root.
+        listener.calibrate(calibrationSite, sharedCalibrationSite);
+        // A pair (beforeCall + afterCall, or a root's enter + exit) counts as one event; the
+        // breaker takes the dearer kind, whose both ends read the clock.
         run.eventCost(listener.pairCostNanos);
         run.events.reset();
         ctx.println(String.format("Press Ctrl-C to abort. Affect(class count: %d, method count: %d), depth %d,"
-                + " tool cost %.0f ns per timed call (subtracted)",
-                installation.classCount(), plan.methodCount(), depth, listener.pairCostNanos) + installation.note());
+                + " tool cost %.0f ns per timed call, %.0f where adjacent calls share a clock read (subtracted)",
+                installation.classCount(), plan.methodCount(), depth, listener.pairCostNanos,
+                listener.sharedPairCostNanos) + installation.note());
         run.loop(0, () -> { }, listener::render);
-    }
-
-    /** Times the real path (Bridge → dispatcher → listener) on this thread, which never runs a root. */
-    private static void calibrate(TraceListener listener, int site) {
-        listener.calibrate(site);
     }
 }

@@ -3,10 +3,12 @@ package io.culprit.agent.instrument;
 import io.culprit.agent.instrument.expr.EvalException;
 import io.culprit.agent.instrument.expr.Env;
 import io.culprit.agent.instrument.expr.Expression;
+import io.culprit.agent.instrument.internal.CallSiteVisitor;
 import io.culprit.agent.instrument.internal.Dispatcher;
 import io.culprit.bootstrap.Bridge;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,11 +17,16 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Builds the call tree of each root invocation on the thread that runs it. The root method's
  * entry/exit advice opens and closes a per-thread tree; woven call sites push and pop nodes.
- * Outside a root invocation a call-site event costs one map lookup. A callee that throws
+ * Outside a root invocation a call-site event costs one array lookup. A callee that throws
  * skips its {@code afterCall}: the next {@code afterCall} (or the root's exit) closes the
  * nodes left open, marking them as thrown.
+ *
+ * <p>One clock read per timing point, and fewer where the weaver found two points adjacent
+ * ({@link CallSiteVisitor.Adjacency}): such a call's end, or such a root's start, is left
+ * pending and settled by the next timing point's read. A root with one callee and nothing
+ * costly around it is timed with two reads instead of four.
  */
-final class TraceListener extends Listener implements Plan.SiteRegistrar {
+final class TraceListener extends Listener implements Plan.SiteRegistrar, CallSiteVisitor.Adjacency {
 
     /** Where a site id points: what it calls and from which line. */
     static final class Site {
@@ -34,42 +41,14 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
         }
     }
 
-    /** Trees kept per thread for reuse; beyond this many in flight, a tree is used once. */
-    private static final int MAX_TREES = 16;
+    /** Flags by id: the call's end may be read by the next timing point. */
+    static final byte END_SHARED = 1;
+    /** Flags by id: the root's start may be read by its first woven call. */
+    static final byte START_SHARED = 2;
     private static final int FLUSH = 1024;
-
-    /**
-     * One thread's trace. Trees are kept per root and reset for reuse once the command thread
-     * rendered them, so a traced invocation allocates nothing once its call sites were seen.
-     */
-    private static final class State {
-        int depth;
-        /** Events not yet added to the run's counter: one shared add per root, not per call site. */
-        long events;
-        final List<TraceNode> stack = new ArrayList<>();
-        final List<TraceNode> trees = new ArrayList<>(2);
-        final Env env = new Env();
-        TraceNode root;
-
-        /**
-         * A zeroed tree for root {@code id}: a reused one unless all of this root's trees are
-         * still waiting to be rendered by the command thread (then a new one, kept for reuse).
-         */
-        TraceNode tree(int id) {
-            for (int i = 0; i < trees.size(); i++) {
-                TraceNode t = trees.get(i);
-                if (t.site == id && !t.inFlight) {
-                    t.reset();
-                    return t;
-                }
-            }
-            TraceNode t = new TraceNode(id);
-            if (trees.size() < MAX_TREES) {
-                trees.add(t);
-            }
-            return t;
-        }
-    }
+    /** Root invocations a thread counts before adding them to the run's shared counter. */
+    private static final int ROOT_FLUSH = 256;
+    private static final int SLOTS = 256;
 
     private final CommandRun run;
     private final Expression condition;
@@ -79,17 +58,27 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
     final Map<Integer, MethodTarget> roots = new ConcurrentHashMap<>();
     final List<Integer> ids = new ArrayList<>();
     /**
-     * Each thread's trace state, created on its first root invocation. The thread's own map holds
-     * only JDK objects (the ThreadLocal and a WeakReference): reset can strike mid-invocation
-     * (always, under load), and a value of an agent class stranded in an application thread's
-     * ThreadLocalMap would pin the detached agent's whole class loader. {@link #states} keeps
-     * the states alive while this listener lives. (A map keyed by Thread costs an identity hash
-     * per event, a slow runtime call once the Thread's monitor is inflated.)
+     * Written while weaving, before the woven code runs; read on every event. A stale read only
+     * costs a clock read: flags are only ever set.
      */
-    private final ThreadLocal<WeakReference<State>> local = new ThreadLocal<>();
-    private final Set<State> states = ConcurrentHashMap.newKeySet();
+    private volatile byte[] flags = new byte[64];
+    /**
+     * Each thread's state, at the slot of its thread id (ids are never reused in a JVM's life):
+     * one array load instead of a ThreadLocal and a WeakReference. It lives in this listener, not
+     * in the application thread, so a reset that strikes mid-invocation pins nothing. A thread
+     * whose slot is held by a live thread uses {@link #local} instead: the thread's own map then
+     * holds only JDK objects, because a value of an agent class stranded in an application
+     * thread's ThreadLocalMap would pin the detached agent's whole class loader. (A map keyed by
+     * Thread costs an identity hash per event, a slow runtime call once its monitor is inflated.)
+     */
+    private final TraceState[] byThread = new TraceState[SLOTS];
+    private final ThreadLocal<WeakReference<TraceState>> local = new ThreadLocal<>();
+    /** Keeps every state alive while this listener lives. */
+    private final Set<TraceState> states = ConcurrentHashMap.newKeySet();
     /** The tool's own cost per call-site pair, measured before install; subtracted when rendering. */
     volatile double pairCostNanos;
+    /** The same for a call whose end shares the next timing point's clock read. */
+    volatile double sharedPairCostNanos;
 
     TraceListener(CommandRun run, Expression condition, boolean skipJdk) {
         this.run = run;
@@ -122,46 +111,115 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
         });
     }
 
-    private State current() {
-        WeakReference<State> ref = local.get();
+    @Override
+    public boolean isRoot(MethodTarget method) {
+        return roots.containsValue(method);
+    }
+
+    @Override
+    public void startShared(MethodTarget root) {
+        roots.forEach((id, target) -> {
+            if (target == root) {
+                flag(id, START_SHARED);
+            }
+        });
+    }
+
+    @Override
+    public void endShared(int site) {
+        flag(site, END_SHARED);
+    }
+
+    synchronized void flag(int id, byte flag) {
+        byte[] f = flags;
+        if (id >= f.length) {
+            f = Arrays.copyOf(f, Math.max(id + 1, f.length * 2));
+        }
+        f[id] |= flag;
+        flags = f;
+    }
+
+    boolean has(int id, byte flag) {
+        byte[] f = flags;
+        return id < f.length && (f[id] & flag) != 0;
+    }
+
+    private TraceState current() {
+        long tid = Thread.currentThread().getId();
+        TraceState st = byThread[(int) tid & (SLOTS - 1)];
+        if (st != null && st.tid == tid) {
+            return st;
+        }
+        WeakReference<TraceState> ref = local.get();
         return ref == null ? null : ref.get();
+    }
+
+    /** This thread's state from now on: its slot if free (or held by a dead thread), else {@link #local}. */
+    private void install(TraceState st) {
+        states.add(st);
+        int slot = (int) st.tid & (SLOTS - 1);
+        synchronized (byThread) {
+            TraceState old = byThread[slot];
+            if (old == null || !old.alive()) {
+                byThread[slot] = st;
+                return;
+            }
+        }
+        local.set(new WeakReference<>(st));
+    }
+
+    private void uninstall(TraceState st) {
+        synchronized (byThread) {
+            int slot = (int) st.tid & (SLOTS - 1);
+            if (byThread[slot] == st) {
+                byThread[slot] = null;
+            }
+        }
+        local.remove();
+        states.remove(st);
     }
 
     @Override
     public long enter(int id) {
-        State st = current();
+        TraceState st = current();
         if (st == null) {
-            st = new State();
-            states.add(st);
-            local.set(new WeakReference<>(st));
+            st = new TraceState(Thread.currentThread());
+            install(st);
+        }
+        if (st.depth++ > 0) {
+            return 0L;  // a recursive call of the root inside the root; exit ignores start
+        }
+        st.open(id);
+        if (has(id, START_SHARED)) {
+            st.startPending = true;
+            return 0L;
         }
         long now = System.nanoTime();
-        if (st.depth++ == 0) {
-            st.root = st.tree(id);
-            st.root.start = now;
-            st.stack.clear();
-            st.stack.add(st.root);
-        }
+        st.root.start = now;
         return now;
     }
 
     @Override
     public void exit(int id, long start, Throwable thrown) {
+        TraceState st = current();
+        if (st == null || st.depth == 0) {
+            return;  // not ours: the root was entered before the command started
+        }
+        if (st.depth > 1) {  // a recursive call of the root inside the root
+            if (st.pending != 0) {
+                st.settle(System.nanoTime());
+            }
+            st.depth--;
+            return;
+        }
         long now = System.nanoTime();
-        Thread thread = Thread.currentThread();
-        State st = current();
-        if (st == null || st.depth == 0 || --st.depth > 0) {
-            return;  // not ours, or a recursive call of the root inside the root
-        }
-        for (int i = st.stack.size() - 1; i > 0; i--) {
-            st.stack.get(i).finish(now, true);
-        }
-        st.stack.clear();
-        TraceNode root = st.root;
-        st.root = null;
+        st.depth = 0;
+        TraceNode root = st.close(now);
         root.finish(now, thrown != null);
-        run.events.add(st.events + 1);
-        st.events = 0;
+        if (++st.events >= ROOT_FLUSH) {
+            run.events.add(st.events);
+            st.events = 0;
+        }
         if (!run.admits()) {
             return;  // the client is behind or -n is reached: nothing more to do for this call
         }
@@ -183,7 +241,7 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
         }
         if (run.claim()) {
             // Raw timings only: the command thread renders (see render) and hands the tree back.
-            root.thread = thread;
+            root.thread = Thread.currentThread();
             root.wallMillis = System.currentTimeMillis();
             root.inFlight = true;
             run.emit(root);
@@ -194,7 +252,7 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
     void render(Object record) {
         TraceNode root = (TraceNode) record;
         try {
-            TraceRenderer r = new TraceRenderer(this, pairCostNanos);
+            TraceRenderer r = new TraceRenderer(this, pairCostNanos, sharedPairCostNanos);
             if (run.json()) {
                 run.print(null, r.data(root, root.thread));
             } else {
@@ -208,57 +266,76 @@ final class TraceListener extends Listener implements Plan.SiteRegistrar {
 
     @Override
     public void beforeCall(int site) {
-        State st = current();
+        TraceState st = current();
         if (st == null || st.depth == 0) {
             return;
         }
-        TraceNode child = st.stack.get(st.stack.size() - 1).child(site);
-        st.stack.add(child);
+        // One read: the start of this call and the end of whatever was left pending.
+        long now = System.nanoTime();
+        if (st.pending != 0 || st.startPending) {
+            st.settle(now);
+        }
+        st.push(site).start = now;
         if (++st.events == FLUSH) {  // a root that runs for long still shows on the breaker
             run.events.add(FLUSH);
             st.events = 0;
         }
-        child.start = System.nanoTime();
     }
 
     @Override
     public void afterCall(int site) {
-        long now = System.nanoTime();
-        State st = current();
+        TraceState st = current();
         if (st == null || st.depth == 0) {
             return;
         }
-        for (int i = st.stack.size() - 1; i > 0; i--) {
-            TraceNode n = st.stack.remove(i);
-            n.finish(now, n.site != site);
-            if (n.site == site) {
-                return;
+        if (has(site, END_SHARED)) {
+            if (st.pending != 0) {  // not expected: the weaver saw nothing costly in between
+                st.settle(System.nanoTime());
             }
+            st.pending = site;
+            return;
+        }
+        long now = System.nanoTime();
+        if (st.pending != 0 || st.startPending) {
+            st.settle(now);
+        }
+        st.pop(site, now);
+    }
+
+    /**
+     * Measures this listener's own cost per call-site pair on a private, throwaway tree, through
+     * the real path: for {@code site}, a call that reads the clock at both ends, and for
+     * {@code sharedSite} (flagged {@link #END_SHARED}), a run of adjacent calls that share reads.
+     */
+    void calibrate(int site, int sharedSite) {
+        flag(sharedSite, END_SHARED);
+        TraceState st = new TraceState(Thread.currentThread());
+        install(st);
+        try {
+            pairCostNanos = calibrate(st, site);
+            sharedPairCostNanos = calibrate(st, sharedSite);
+        } finally {
+            st.depth = 0;
+            st.root = null;
+            uninstall(st);
         }
     }
 
-    /** Measures this listener's own cost per call-site pair on a private, throwaway tree. */
-    void calibrate(int site) {
-        State st = new State();
-        local.set(new WeakReference<>(st));
+    private static double calibrate(TraceState st, int site) {
         double best = Double.MAX_VALUE;
         for (int round = 0; round < 15; round++) {
             st.depth = 1;
-            st.root = new TraceNode(0);
-            st.stack.clear();
-            st.stack.add(st.root);
+            st.open(0);
             int n = 20_000;
             long t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 Bridge.beforeCall(site);
                 Bridge.afterCall(site);
             }
-            best = Math.min(best, (System.nanoTime() - t0) / (double) n);
+            long t1 = System.nanoTime();
+            st.close(t1);
+            best = Math.min(best, (t1 - t0) / (double) n);
         }
-        st.depth = 0;
-        st.root = null;
-        st.stack.clear();
-        local.remove();
-        pairCostNanos = best;
+        return best;
     }
 }

@@ -60,13 +60,4 @@ final class TraceNode {
             children.get(i).reset();
         }
     }
-
-    /** Instrumented events (call-site pairs) timed inside this node, all levels down. */
-    long nestedEvents() {
-        long n = 0;
-        for (TraceNode c : children) {
-            n += c.count + c.nestedEvents();
-        }
-        return n;
-    }
 }

@@ -10,7 +10,9 @@ import java.util.Map;
 
 /**
  * Renders one invocation's tree in Arthas's layout, with times net of the tool's own measured
- * cost: a node's time minus (call-site pairs timed inside it × cost per pair). Each parent's
+ * cost: a node's time minus, for each call-site pair timed inside it, that pair's cost. A call
+ * whose end shares the next timing point's clock read holds its whole pair's cost inside its own
+ * time (calibrated the same way), so that is taken off the call itself too. Each parent's
  * slowest child is marked, so walking down the hot path needs no arithmetic.
  */
 final class TraceRenderer {
@@ -19,14 +21,40 @@ final class TraceRenderer {
 
     private final TraceListener listener;
     private final double pairCost;
+    private final double sharedCost;
+    /** Set by {@link #text} and {@link #data}: the root is timed by its advice, not a shared read. */
+    private TraceNode root;
 
-    TraceRenderer(TraceListener listener, double pairCostNanos) {
+    TraceRenderer(TraceListener listener, double pairCostNanos, double sharedPairCostNanos) {
         this.listener = listener;
         this.pairCost = pairCostNanos;
+        this.sharedCost = sharedPairCostNanos;
+    }
+
+    private boolean shared(TraceNode n) {
+        return n != root && listener.has(n.site, TraceListener.END_SHARED);
+    }
+
+    /** The tool's cost per call of this node's site (the pair around it). */
+    private double pairNanos(TraceNode n) {
+        return shared(n) ? sharedCost : pairCost;
+    }
+
+    /** The tool's cost inside a node's measured time: its calls' pairs, and its own if shared. */
+    private double toolNanos(TraceNode n) {
+        return (shared(n) ? n.count * sharedCost : 0) + nestedNanos(n);
+    }
+
+    private double nestedNanos(TraceNode n) {
+        double t = 0;
+        for (TraceNode c : n.children) {
+            t += c.count * pairNanos(c) + nestedNanos(c);
+        }
+        return t;
     }
 
     double netNanos(TraceNode n) {
-        return Math.max(0, n.totalNanos - n.nestedEvents() * pairCost);
+        return Math.max(0, n.totalNanos - toolNanos(n));
     }
 
     double selfNanos(TraceNode n) {
@@ -38,19 +66,21 @@ final class TraceRenderer {
     }
 
     String label(TraceNode n) {
-        MethodTarget root = listener.roots.get(n.site);
-        if (root != null) {
-            return root.display();
+        MethodTarget target = listener.roots.get(n.site);
+        if (target != null) {
+            return target.display();
         }
         TraceListener.Site s = listener.sites.get(n.site);
         return s == null ? "?" : s.owner + ":" + s.name + "() #" + s.line;
     }
 
     String text(TraceNode root, Thread thread, long wallMillis) {
+        this.root = root;
         StringBuilder sb = new StringBuilder();
         sb.append("`---ts=").append(TS.format(Instant.ofEpochMilli(wallMillis)))
                 .append(";thread_name=").append(thread.getName()).append(";id=").append(thread.getId())
-                .append(";tool_cost=").append(Math.round(pairCost)).append("ns/call\n");
+                .append(";tool_cost=").append(Math.round(pairCost)).append("ns/call,")
+                .append(Math.round(sharedCost)).append("ns/adjacent call\n");
         node(sb, root, root, "    ", true, false);
         return sb.toString().stripTrailing();
     }
@@ -136,9 +166,11 @@ final class TraceRenderer {
     }
 
     Map<String, Object> data(TraceNode root, Thread thread) {
+        this.root = root;
         Map<String, Object> m = nodeData(root);
         m.put("thread", thread.getName());
         m.put("toolCostNanosPerCall", pairCost);
+        m.put("toolCostNanosPerAdjacentCall", sharedCost);
         return m;
     }
 

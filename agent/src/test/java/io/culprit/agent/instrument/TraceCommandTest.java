@@ -76,6 +76,19 @@ class TraceCommandTest {
     }
 
     @Test
+    void aCalleeThatThrowsIsShownAsThrownAndTheNextInvocationIsClean() throws Exception {
+        // quantity's only call is adjacent to its start and its return: both share clock reads.
+        FakeContext ctx = new FakeContext().start(new TraceCommand(), SHOP, "quantity", "-n", "2");
+        Shop shop = new Shop();
+        shop.quantity("x");   // parse throws; quantity swallows it
+        shop.quantity("7");
+        String[] trees = ctx.await().split("`---ts=");
+        assertThat(trees).hasSize(3);
+        assertThat(trees[1]).containsPattern(":parse\\(\\) #\\d+ \\[throws 1]");
+        assertThat(trees[2]).contains(":parse()").doesNotContain("throws");
+    }
+
+    @Test
     void skipJdkLeavesJdkCallsOut() throws Exception {
         FakeContext ctx = new FakeContext().start(new TraceCommand(), SHOP, "record", "--skip-jdk", "-n", "1");
         new Shop().record("x");
