@@ -2,9 +2,7 @@ package io.culprit.agent.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import io.culprit.agent.instrument.Instrumenter;
-import java.net.InetSocketAddress;
 import java.util.Map;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -25,34 +23,20 @@ import org.junit.jupiter.api.Test;
  */
 class HttpClientProbeTest {
 
-    private HttpServer server;
+    private RemoteStub remote;
     private String base;
 
     @BeforeEach
     void start() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/slow", x -> {
-            try {
-                Thread.sleep(80);  // the remote service's own latency, which the probe must see
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            x.sendResponseHeaders(200, -1);
-            x.close();
-        });
-        server.createContext("/broken", x -> {
-            x.sendResponseHeaders(503, -1);
-            x.close();
-        });
-        server.start();
-        base = "http://127.0.0.1:" + server.getAddress().getPort();
+        remote = new RemoteStub();
+        base = remote.base;
     }
 
     @AfterEach
     void stop() {
         Instrumenter.resetAll();
         Probes.stop();
-        server.stop(0);
+        remote.close();
     }
 
     @Test

@@ -3,9 +3,7 @@ package io.culprit.agent.probe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.sun.net.httpserver.HttpServer;
 import io.culprit.agent.instrument.Instrumenter;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -61,24 +59,9 @@ class RemoteCallProbeTest {
     @Test
     void jdkHttpClientSendAndSendAsyncAreTimedWithServerErrors() throws Exception {
         assumeTrue(ProbeContext.BRIDGE_ON_BOOT_PATH, ProbeContext.WHY_NO_JDK);
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/slow", x -> {
-            try {
-                Thread.sleep(80);  // the remote service's own latency, which the probe must see
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            x.sendResponseHeaders(200, -1);
-            x.close();
-        });
-        server.createContext("/broken", x -> {
-            x.sendResponseHeaders(503, -1);
-            x.close();
-        });
-        server.start();
-        try {
+        try (RemoteStub remote = new RemoteStub()) {
             HttpClient client = HttpClient.newHttpClient();
-            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            String base = remote.base;
             HttpRequest slow = HttpRequest.newBuilder(URI.create(base + "/slow")).build();
             client.send(slow, HttpResponse.BodyHandlers.discarding());  // loads HttpClientImpl before the weave
             Probes p = Probes.ensure(ProbeContext.INST);
@@ -93,8 +76,6 @@ class RemoteCallProbeTest {
             assertThat((Double) s.get("maxMs")).isGreaterThanOrEqualTo(80.0);
             assertThat(s).containsEntry("errors", 0L);
             assertThat(waitForRow(p, "http", "GET " + base + "/broken", 1)).containsEntry("errors", 1L);
-        } finally {
-            server.stop(0);
         }
     }
 

@@ -5,6 +5,7 @@ import static io.culprit.diagnosis.CaseBuilder.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.culprit.diagnosis.CaseBuilder;
+import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fixtures;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -218,26 +219,25 @@ class ContentionAndCpuRulesTest {
     void appenderWallTimeIsNotCpuWhenAProfileSaysOtherwise() {
         // One plain line per request, threads queueing for the appender's lock: 10.5 % of the machine
         // in appender wall time, 3.4 % of CPU samples in logging (log-storm's fixed twin, measured).
-        var ev = CaseBuilder.in(dir, 10, 2)
-                .table("logging", row("level", "WARN", "logger", "x.InvoiceController", "events", 11_000,
-                        "withStackTrace", 0, "appenderMs", 2_100))
-                .file("profiles/cpu.collapsed", "x.Thread.run;x.InvoiceController.get;ch.qos.logback.core.OutputStreamAppender.append 34\n"
-                        + "x.Thread.run;x.InvoiceController.get;x.Orders.find 966\n").evidence();
-        Finding f = new LoggingPressureRule().evaluate(ev);
+        Finding f = new LoggingPressureRule().evaluate(plainLinesWithProfile(dir, 34));
         assertThat(f.severity()).isEqualTo(Severity.OK);
         assertThat(f.summary()).isEqualTo("1,100 log events/s, 0 with a stack trace/s, 210 ms in appenders per second (wall time),"
                 + " logging frameworks in 3.4 % of CPU samples.");
         assertThat(f.numbers()).contains(num("3.4 %", "profiles/cpu.collapsed"));
 
         // The same appender time with logging hot in the profile is pressure, and names who logs.
-        var hot = CaseBuilder.in(dir.resolve("hot"), 10, 2)
-                .table("logging", row("level", "WARN", "logger", "x.InvoiceController", "events", 11_000,
-                        "withStackTrace", 0, "appenderMs", 2_100))
-                .file("profiles/cpu.collapsed", "x.Thread.run;x.InvoiceController.get;ch.qos.logback.core.OutputStreamAppender.append 150\n"
-                        + "x.Thread.run;x.InvoiceController.get;x.Orders.find 850\n").evidence();
-        Finding h = new LoggingPressureRule().evaluate(hot);
+        Finding h = new LoggingPressureRule().evaluate(plainLinesWithProfile(dir.resolve("hot"), 150));
         assertThat(h.severity()).isEqualTo(Severity.WARN);
         assertThat(h.summary()).endsWith("logging frameworks in 15 % of CPU samples; most events at WARN from x.InvoiceController.");
+    }
+
+    /** 1,100 plain WARN lines/s with 2.1 s of appender wall time in 10 s, and {@code inAppender} of 1,000 cpu samples in logback. */
+    private static Evidence plainLinesWithProfile(Path dir, int inAppender) {
+        return CaseBuilder.in(dir, 10, 2)
+                .table("logging", row("level", "WARN", "logger", "x.InvoiceController", "events", 11_000,
+                        "withStackTrace", 0, "appenderMs", 2_100))
+                .file("profiles/cpu.collapsed", "x.Thread.run;x.InvoiceController.get;ch.qos.logback.core.OutputStreamAppender.append "
+                        + inAppender + "\n" + "x.Thread.run;x.InvoiceController.get;x.Orders.find " + (1000 - inAppender) + "\n").evidence();
     }
 
     @Test
