@@ -13,11 +13,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * driver behind the pool goes through; a prepared statement's text is remembered when the proxy
  * connection prepares it (the proxy does not keep it), in a small per-thread memory: see
  * {@link Prepared}. Outbound HTTP is timed at Spring's {@code AbstractClientHttpRequest.execute()}
- * (RestTemplate and RestClient), at the JDK's HttpClient ({@link JdkHttpHooks}), Apache
- * HttpClient 5 ({@link ApacheHttpHooks}) and OkHttp ({@link OkHttpHooks}); Redis at
- * Jedis's connection ({@link RedisHooks}) and Lettuce's ({@link LettuceHooks}). A call slower
- * than its kind's threshold is counted as
- * slow and kept, with its text, among the recent alerts.
+ * (RestTemplate and RestClient), at WebClient's exchange ({@link WebClientHooks}), the JDK's
+ * HttpClient ({@link JdkHttpHooks}), Apache HttpClient 5 ({@link ApacheHttpHooks}) and OkHttp
+ * ({@link OkHttpHooks}); Redis at Jedis's connection ({@link RedisHooks}) and Lettuce's
+ * ({@link LettuceHooks}). A call slower than its kind's threshold is counted as slow and kept,
+ * with its text, among the recent alerts.
  */
 final class CallProbe {
 
@@ -74,6 +74,7 @@ final class CallProbe {
                 record(end, "http", method + " " + SqlText.normalizeUrl(String.valueOf(uri)), text, start, thrown);
             }
         });
+        h.addAll(WebClientHooks.hooks(this));
         h.addAll(JdkHttpHooks.hooks(this));
         h.addAll(ApacheHttpHooks.hooks(this));
         h.addAll(OkHttpHooks.hooks(this));

@@ -10,19 +10,19 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Connection and worker pools, found without the application's help: the first call into
- * {@code HikariPool.getConnection(long)} or into Tomcat's executor hands us the instance, and a
- * sampler reads their public getters once a second. Acquire time is the woven getConnection's
- * duration; usage time runs from that return to {@code ProxyConnection.close()}. Pending is the
- * most threads seen waiting in the window: at the tick, and at the end of every acquire that waited.
+ * {@code HikariPool.getConnection(long)} or into a container's pool ({@link ContainerPools})
+ * hands us the instance, and a sampler reads their public getters once a second. Acquire time is
+ * the woven getConnection's duration; usage time runs from that return to
+ * {@code ProxyConnection.close()}. Pending is the most threads seen waiting in the window: at the
+ * tick, and at the end of every acquire that waited.
  */
 final class PoolProbe {
 
     static final String HIKARI_POOL = "com.zaxxer.hikari.pool.HikariPool";
     static final String PROXY_CONNECTION = "com.zaxxer.hikari.pool.ProxyConnection";
-    static final String TOMCAT_EXECUTOR = "org.apache.tomcat.util.threads.ThreadPoolExecutor";
 
     final List<Object> hikariPools = new CopyOnWriteArrayList<>();
-    final List<Object> containerPools = new CopyOnWriteArrayList<>();
+    final ContainerPools containers = new ContainerPools();
     final AppExecutors executors = new AppExecutors();
     /**
      * Per thread: leased connection proxies (slots 0..3) and, in slot 4, when (a long[4]): one
@@ -69,13 +69,15 @@ final class PoolProbe {
             }
         });
         h.add(executors.hook());
-        h.add(new Hook(TOMCAT_EXECUTOR, "execute", "(Ljava/lang/Runnable;)", Hook.ENTER | Hook.SELF) {
-            @Override
-            public long probeEnter(int id, Object self, Object arg0) {
-                remember(containerPools, self);
-                return 0L;
-            }
-        });
+        for (String pool : new String[] {ContainerPools.TOMCAT_EXECUTOR, ContainerPools.XNIO_WORKER}) {
+            h.add(new Hook(pool, "execute", "(Ljava/lang/Runnable;)", Hook.ENTER | Hook.SELF) {
+                @Override
+                public long probeEnter(int id, Object self, Object arg0) {
+                    containers.remember(self);
+                    return 0L;
+                }
+            });
+        }
         return h;
     }
 
@@ -142,10 +144,7 @@ final class PoolProbe {
             row.put("hikariUsageMsMax", used == 0 ? Double.NaN : usedMax);
             row.put("hikariUsageMsMean", used == 0 ? Double.NaN : usedNs / 1e6 / used);
         }
-        if (!containerPools.isEmpty()) {
-            row.put("containerBusy", sum(containerPools, "getActiveCount"));
-            row.put("containerMax", sum(containerPools, "getMaximumPoolSize"));
-        }
+        containers.sample(row);
         executors.sample(row);
         return row;
     }
@@ -162,16 +161,7 @@ final class PoolProbe {
             r.put("total", Reflect.number(p, "getTotalConnections"));
             rows.add(r);
         }
-        for (Object p : containerPools) {
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("pool", "tomcat " + p.getClass().getSimpleName());
-            r.put("active", Reflect.number(p, "getActiveCount"));
-            r.put("idle", Reflect.number(p, "getPoolSize") - Reflect.number(p, "getActiveCount"));
-            Object queue = Reflect.call(p, "getQueue");
-            r.put("pending", Reflect.number(queue, "size"));
-            r.put("total", Reflect.number(p, "getMaximumPoolSize"));
-            rows.add(r);
-        }
+        containers.describe(rows);
         executors.describe(rows);
         return rows;
     }

@@ -18,7 +18,7 @@ public final class PoolsCommand implements Command {
 
     @Override
     public String summary() {
-        return "connection and worker pools (HikariCP, Tomcat): active, idle, pending, max";
+        return "connection and worker pools (HikariCP, Tomcat, Jetty, Undertow, executors): active, idle, pending, max";
     }
 
     @Override

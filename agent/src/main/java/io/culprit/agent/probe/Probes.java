@@ -11,8 +11,10 @@ import io.culprit.agent.instrument.internal.Dispatcher;
 import io.culprit.bootstrap.Bridge;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -29,13 +31,15 @@ public final class Probes {
 
     final Thresholds thresholds = new Thresholds();
     final PoolProbe pools = new PoolProbe();
-    final RequestProbe requests = new RequestProbe();
+    final RequestProbe requests = new RequestProbe(pools);
     final CallProbe calls = new CallProbe(thresholds);
     final BeanProbe beans = new BeanProbe();
     final LoggingProbe logging = new LoggingProbe();
     final ConstructionProbe construction = new ConstructionProbe();
     final Windows windows = new Windows();
     final List<String> woven = new ArrayList<>();
+    /** The call probe's hooks by name, so {@link #callsWoven} answers for every hook it has. */
+    private final Set<String> callHooks = new HashSet<>();
     /** Per hook, in {@link #hooks()} order: its dispatcher id, or -1 when it wove nothing. */
     private final List<Integer> hookIds = new ArrayList<>();
     final long startMs = System.currentTimeMillis();
@@ -86,7 +90,9 @@ public final class Probes {
         List<Hook> hooks = new ArrayList<>();
         hooks.addAll(pools.hooks());
         hooks.addAll(requests.hooks());
-        hooks.addAll(calls.hooks());
+        List<Hook> callHooks = calls.hooks();
+        for (Hook h : callHooks) this.callHooks.add(h.toString());
+        hooks.addAll(callHooks);
         hooks.addAll(beans.hooks());
         hooks.addAll(logging.hooks());
         hooks.addAll(construction.hooks());
@@ -234,17 +240,18 @@ public final class Probes {
         return woven.size();
     }
 
+    /** A container hook wove: requests are observed (Tomcat, Jetty or Undertow). */
     boolean serverWoven() {
-        return woven.stream().anyMatch(w -> w.startsWith(RequestProbe.COYOTE_ADAPTER));
+        return RequestProbe.CONTAINERS.stream().anyMatch(this::woven);
     }
 
     boolean woven(String className) {
         return woven.stream().anyMatch(w -> w.startsWith(className + "."));
     }
 
+    /** A call hook wove (SQL, HTTP or Redis): the calls table is written even when no call came. */
     boolean callsWoven() {
-        return woven.stream().anyMatch(w -> w.startsWith(CallProbe.PROXY_STATEMENT) || w.startsWith(CallProbe.PROXY_PREPARED)
-                || w.startsWith(CallProbe.SPRING_HTTP_REQUEST));
+        return woven.stream().anyMatch(callHooks::contains);
     }
 
     Map<String, Object> meta() {

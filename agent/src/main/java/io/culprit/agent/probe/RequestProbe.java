@@ -14,10 +14,12 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
- * HTTP requests at two depths: Tomcat's {@code CoyoteAdapter.service} (the container: filters,
- * servlet, everything) and Spring's {@code DispatcherServlet.doDispatch} (the handler). Both run
- * on the request's thread for a synchronous request, so the handler's time and route travel to
- * the container's exit in a thread-local. The difference is what filters and the container add.
+ * HTTP requests at two depths: the container (Tomcat's {@code CoyoteAdapter.service}, Jetty's
+ * {@code Server.handle} ({@link JettyHooks}), Undertow's {@code Connectors.executeRootHandler}
+ * ({@link UndertowHooks}): filters, servlet, everything) and Spring's
+ * {@code DispatcherServlet.doDispatch} (the handler). Both run on the request's thread for a
+ * synchronous request, so the handler's time and route travel to the container's exit in a
+ * thread-local. The difference is what filters and the container add.
  */
 final class RequestProbe {
 
@@ -25,11 +27,16 @@ final class RequestProbe {
     static final String DISPATCHER = "org.springframework.web.servlet.DispatcherServlet";
     static final String PATTERN_ATTRIBUTE = "org.springframework.web.servlet.HandlerMapping.bestMatchingPattern";
     static final long[] GAP_BUCKETS_MS = {0, 100, 1_000, 10_000, 60_000};
+    /** The classes whose container hooks count requests: one of them woven means requests are observed. */
+    static final List<String> CONTAINERS = List.of(COYOTE_ADAPTER, JettyHooks.SERVER, UndertowHooks.CONNECTORS);
+    /** Container calls nested on one thread (Undertow runs a dispatch in place): more is a runaway, not a request. */
+    private static final int MAX_DEPTH = 62;
 
     /**
      * Per thread, for the request now in the container on it: {route, long[] {dispatch depth,
-     * handler ns}}, one lookup per hook call. JDK types only: an agent class held by application
-     * threads' thread-locals would keep the agent's class loader alive after detach.
+     * handler ns, container depth, handed-on bits by container depth}}, one lookup per hook call.
+     * JDK types only: an agent class held by application threads' thread-locals would keep the
+     * agent's class loader alive after detach.
      */
     private final ThreadLocal<Object[]> current = new ThreadLocal<>();
     /** Route pattern → HTTP method → stats: found without concatenating a key per request. */
@@ -43,8 +50,11 @@ final class RequestProbe {
     private final ConcurrentHistogram[] gapLatency = new ConcurrentHistogram[GAP_BUCKETS_MS.length];
     final LongAdder containerNsTotal = new LongAdder();
     final LongAdder requests = new LongAdder();
+    private final PoolProbe pools;
 
-    RequestProbe() {
+    /** @param pools where a container's worker pool goes when a request hook finds it (Jetty's) */
+    RequestProbe(PoolProbe pools) {
+        this.pools = pools;
         for (int i = 0; i < gapLatency.length; i++) gapLatency[i] = new ConcurrentHistogram(3);
     }
 
@@ -53,26 +63,13 @@ final class RequestProbe {
         h.add(new Hook(COYOTE_ADAPTER, "service", "(Lorg/apache/coyote/Request;", Hook.TIMED | Hook.ARG1) {
             @Override
             public long probeEnter(int id, Object self, Object arg0) {
-                Object[] s = state();
-                s[0] = null;
-                long[] c = (long[]) s[1];
-                c[0] = 0;
-                c[1] = -1;
-                int n = inFlight.incrementAndGet();
-                if (n > inFlightMax.get()) inFlightMax.accumulateAndGet(n, Math::max);  // a read, not a CAS, in the common case
-                return System.nanoTime();
+                return containerEnter();
             }
 
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
-                inFlight.decrementAndGet();
-                Object[] s = state();
-                Object status = Reflect.call(arg1, "getStatus");
-                boolean failed = thrown != null || (status instanceof Integer && (Integer) status >= 500);
-                RouteStats r = s[0] == null ? route(null, null) : (RouteStats) s[0];
-                s[0] = null;  // not kept past the request: it would outlive a reset of the probes
-                record(start, end, r, ((long[]) s[1])[1], failed);
+                containerExit(start, end, Reflect.number(arg1, "getStatus"), thrown);
             }
         });
         h.add(new Hook(DISPATCHER, "doDispatch", "(", Hook.TIMED | Hook.ARG0) {
@@ -94,13 +91,54 @@ final class RequestProbe {
                 c[1] = end - start;
             }
         });
+        h.addAll(new JettyHooks(this, pools).hooks());
+        h.addAll(UndertowHooks.hooks(this));
         return h;
+    }
+
+    /** A container hook's entry: a new request on this thread. Returns its start. */
+    long containerEnter() {
+        Object[] s = state();
+        s[0] = null;
+        long[] c = (long[]) s[1];
+        c[0] = 0;
+        c[1] = -1;
+        if (c[2] < MAX_DEPTH) c[2]++;
+        c[3] &= ~(1L << c[2]);
+        int n = inFlight.incrementAndGet();
+        if (n > inFlightMax.get()) inFlightMax.accumulateAndGet(n, Math::max);  // a read, not a CAS, in the common case
+        return System.nanoTime();
+    }
+
+    /**
+     * The container call now running on this thread handed its request on to another call
+     * (Undertow's dispatch from the I/O thread to a worker), which will count it: this one is
+     * not a request of its own.
+     */
+    void handOff() {
+        long[] c = (long[]) state()[1];
+        c[3] |= 1L << c[2];
+    }
+
+    /** A container hook's exit, {@code end} read first thing; status NaN when unknown. */
+    void containerExit(long start, long end, double status, Throwable thrown) {
+        inFlight.decrementAndGet();
+        Object[] s = state();
+        long[] c = (long[]) s[1];
+        long depth = c[2];
+        // Depth 0: entered before a renewal of the probes, whose fresh thread-locals know nothing of it.
+        boolean handedOn = depth > 0 && (c[3] & (1L << depth)) != 0;
+        if (depth > 0) c[2] = depth - 1;
+        Object r = s[0];
+        s[0] = null;  // not kept past the request: it would outlive a reset of the probes
+        if (handedOn) return;
+        record(start, end, r == null ? route(null, null) : (RouteStats) r, c[1], thrown != null || status >= 500);
     }
 
     private Object[] state() {
         Object[] s = current.get();
         if (s == null) {
-            s = new Object[] {null, new long[2]};
+            s = new Object[] {null, new long[4]};
             current.set(s);
         }
         return s;

@@ -25,7 +25,8 @@ public final class RequestsCommand implements Command {
     public String usage() {
         return String.join("\n",
                 "requests",
-                "  Tomcat (CoyoteAdapter) and Spring MVC (DispatcherServlet) probes; counts since they started.",
+                "  Container probes (Tomcat's CoyoteAdapter, Jetty's Server, Undertow's Connectors) and Spring MVC's",
+                "  DispatcherServlet; counts since they started.",
                 "",
                 "examples:",
                 "  requests",
@@ -47,7 +48,7 @@ public final class RequestsCommand implements Command {
             return;
         }
         if (!p.serverWoven()) {
-            ctx.println("no servlet container probed (Tomcat's CoyoteAdapter is not loaded)");
+            ctx.println("no servlet container probed (none of Tomcat's CoyoteAdapter, Jetty's Server, Undertow's Connectors is loaded)");
             return;
         }
         StringBuilder sb = new StringBuilder(String.format("%-44s %8s %9s %9s %10s %12s%n",

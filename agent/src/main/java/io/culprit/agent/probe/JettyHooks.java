@@ -1,0 +1,66 @@
+package io.culprit.agent.probe;
+
+import java.util.List;
+
+/**
+ * Jetty's requests at {@code Server.handle}, the one method every request passes through on its
+ * way to the handlers (context, filters, servlet) on the thread that serves it. Jetty 9.4 to 11
+ * call {@code handle(HttpChannel)} from {@code HttpChannel.handle()}; Jetty 12 calls
+ * {@code handle(Request, Response, Callback)} from its channel's handler invocation (every
+ * environment, ee8 to ee11, nests inside it). A servlet runs inside the call; a Jetty 12 core
+ * handler that completes its callback later is timed up to its return, as Tomcat's asynchronous
+ * requests are up to theirs. The server's thread pool is handed to the pool probe the first time
+ * a server is seen, as Tomcat's executor is at its first use.
+ */
+final class JettyHooks {
+
+    static final String SERVER = "org.eclipse.jetty.server.Server";
+    private static final String JETTY_12 = "(Lorg/eclipse/jetty/server/Request;Lorg/eclipse/jetty/server/Response;";
+    private static final String JETTY_9_TO_11 = "(Lorg/eclipse/jetty/server/HttpChannel;)";
+
+    private final RequestProbe requests;
+    private final PoolProbe pools;
+    /** The server whose pool was handed over last: racy on purpose, the pool probe keeps one entry per pool. */
+    private Object lastServer;
+
+    JettyHooks(RequestProbe requests, PoolProbe pools) {
+        this.requests = requests;
+        this.pools = pools;
+    }
+
+    List<Hook> hooks() {
+        return List.of(
+                new Hook(SERVER, "handle", JETTY_12, Hook.TIMED | Hook.SELF | Hook.ARG1) {
+                    @Override
+                    public long probeEnter(int id, Object self, Object arg0) {
+                        return requests.containerEnter();
+                    }
+
+                    @Override
+                    public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                        long end = System.nanoTime();
+                        requests.containerExit(start, end, Reflect.number(arg1, "getStatus"), thrown);
+                        seen(self);
+                    }
+                },
+                new Hook(SERVER, "handle", JETTY_9_TO_11, Hook.TIMED | Hook.SELF | Hook.ARG0) {
+                    @Override
+                    public long probeEnter(int id, Object self, Object arg0) {
+                        return requests.containerEnter();
+                    }
+
+                    @Override
+                    public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                        long end = System.nanoTime();
+                        requests.containerExit(start, end, Reflect.number(Reflect.call(arg0, "getResponse"), "getStatus"), thrown);
+                        seen(self);
+                    }
+                });
+    }
+
+    private void seen(Object server) {
+        if (server == lastServer) return;
+        lastServer = server;
+        pools.containers.remember(Reflect.call(server, "getThreadPool"));
+    }
+}
