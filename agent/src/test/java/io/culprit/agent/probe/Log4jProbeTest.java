@@ -39,7 +39,10 @@ class Log4jProbeTest {
         b.add(b.newAppender("storm-sink", "Null"));
         b.add(b.newRootLogger(Level.INFO).add(b.newAppenderRef("root-sink")));
         b.add(b.newLogger("lab.storm", Level.INFO).add(b.newAppenderRef("storm-sink")).addAttribute("additivity", true));
-        context = Configurator.initialize(getClass().getClassLoader(), b.build());
+        // A context of the test's own: Configurator.initialize hands back the class loader's default
+        // context, unconfigured, when another test (Spring starts log4j2's) has already started it.
+        context = new LoggerContext("culprit-probe-test");
+        context.start(b.build());
         Logger logger = context.getLogger("lab.storm.Invoices");
         logger.info("warm-up");  // loads the classes the probe weaves
         Probes p = Probes.ensure(ProbeContext.INST);
