@@ -51,7 +51,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
 
     @Option(names = "--url", description = "Loopback URL to drive load against (live).") String url;
     @Option(names = "--rate", description = "Open model: requests per second, e.g. 200 or 200/s.") String rate;
-    @Option(names = "--connections", description = "Closed model: concurrent connections (default 10 when no --rate).") Integer connections;
+    @Option(names = "--connections", description = "Closed model: concurrent connections (default 10 when no --rate). With --rate: the most connections, so requests in flight (default 32); late requests wait, timed from when they were due.") Integer connections;
     @Option(names = {"-X", "--method"}, defaultValue = "GET", description = "HTTP method of the load (default GET).") String method;
     @Option(names = {"-H", "--header"}, paramLabel = "'Name: value'", description = "Request header, repeatable.")
     List<String> headers = new ArrayList<>();

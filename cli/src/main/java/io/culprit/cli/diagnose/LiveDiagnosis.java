@@ -48,7 +48,7 @@ public final class LiveDiagnosis {
         public Duration idleGap;     // idle-gap shape when set: bursts of `burst` requests, this far apart
         public int burst = 3;
         public double rate;          // open model when > 0
-        public int connections;      // closed model when > 0 and rate == 0
+        public int connections;      // closed model when > 0 and rate == 0; with a rate, the most connections
         public boolean observe;      // no load: watch real traffic
         public Duration duration = Duration.ofSeconds(30);
         public Duration warmup = Duration.ofSeconds(5);
@@ -145,11 +145,11 @@ public final class LiveDiagnosis {
         return cf;
     }
 
-    private static LoadPlan loadPlan(Plan p) {
+    static LoadPlan loadPlan(Plan p) {
         try {
             List<RequestSpec> reqs = List.of(new RequestSpec(p.method, p.url, p.headers, p.body, 1));
             LoadPlan lp = p.rate > 0
-                    ? LoadPlan.open(RateSchedule.constant(p.rate, p.duration), reqs)
+                    ? LoadPlan.open(RateSchedule.constant(p.rate, p.duration), reqs).withConnections(openCap(p))
                     : LoadPlan.closed(p.connections > 0 ? p.connections : 10, p.duration, reqs);
             return lp.withWindow(p.window).withLocalOnly(true);
         } catch (LoadException e) {
@@ -157,9 +157,24 @@ public final class LiveDiagnosis {
         }
     }
 
-    private static LoadPlan warmupOf(LoadPlan load, Plan p) {
+    /**
+     * Open model: the most requests in flight at once (--connections, default {@link #OPEN_CAP}).
+     * A target that falls behind the rate would otherwise get a connection, and so a server
+     * thread, per late request: a GC-bound service at 100 req/s on a loaded machine reached 91
+     * busy Tomcat threads, thrashed its 64 MB heap ever harder and took minutes to answer the
+     * agent's {@code jfr stop}. Capped, the late requests wait in culprit with their latency
+     * counted from when they were due (coordinated omission stays corrected), and the target is
+     * diagnosed at the overload a real client pool would also impose, as k6's maxVUs does.
+     */
+    static int openCap(Plan p) {
+        return p.connections > 0 ? p.connections : OPEN_CAP;
+    }
+
+    static final int OPEN_CAP = 32;
+
+    static LoadPlan warmupOf(LoadPlan load, Plan p) {
         List<RequestSpec> reqs = load.requests();
-        LoadPlan w = p.rate > 0 ? LoadPlan.open(RateSchedule.constant(p.rate, p.warmup), reqs)
+        LoadPlan w = p.rate > 0 ? LoadPlan.open(RateSchedule.constant(p.rate, p.warmup), reqs).withConnections(openCap(p))
                 : LoadPlan.closed(load.connections(), p.warmup, reqs);
         return w.withLocalOnly(true);
     }
