@@ -1,7 +1,10 @@
 package io.culprit.jfr.collect;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedMethod;
 import jdk.jfr.consumer.RecordedStackTrace;
@@ -21,10 +24,31 @@ public final class Frames {
         return line > 0 ? s + ":" + line : s;
     }
 
-    /** Top frame first, at most {@link #MAX_FRAMES}; empty when the event has no stack. */
+    /**
+     * Formatted stacks by the parser's stack-trace object. JFR's parser resolves each stack id of a
+     * chunk to one object, so the events that share a stack share it: a 23 s recording of a busy
+     * server had 11,664 events with stacks in 321 objects. Formatting up to 40 frames per event
+     * (each frame's method, type and name looked up by field name) was the live stream's largest
+     * cost in the target. Keys are weak, so a chunk's stacks leave with it (RecordedObject keeps
+     * Object's identity equality); per thread, as each stream parses on one thread. The values
+     * are JDK types only: this thread-local never holds one of culprit's classes.
+     */
+    private static final ThreadLocal<Map<RecordedStackTrace, List<String>>> FORMATTED = ThreadLocal.withInitial(WeakHashMap::new);
+
+    /** Top frame first, at most {@link #MAX_FRAMES}; empty when the event has no stack. Unmodifiable. */
     public static List<String> of(RecordedStackTrace st) {
+        if (st == null) return List.of();
+        Map<RecordedStackTrace, List<String>> formatted = FORMATTED.get();
+        List<String> out = formatted.get(st);
+        if (out == null) {
+            out = Collections.unmodifiableList(format(st));
+            formatted.put(st, out);
+        }
+        return out;
+    }
+
+    private static List<String> format(RecordedStackTrace st) {
         List<String> out = new ArrayList<>();
-        if (st == null) return out;
         for (RecordedFrame f : st.getFrames()) {
             if (out.size() == MAX_FRAMES) break;
             out.add(format(f));
