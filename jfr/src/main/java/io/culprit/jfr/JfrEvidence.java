@@ -56,9 +56,11 @@ public final class JfrEvidence {
         List<EventCollector> cs = byEvent.get(e.getEventType().getName());
         if (cs == null) return;
         events++;
-        long t = e.getStartTime().toEpochMilli();
+        // By end time: a park or wait that began before the recording (a thread idle for seconds)
+        // ends inside it, and its start would stretch the span and dilute every rate.
+        long t = e.getEndTime().toEpochMilli();
         firstMs = Math.min(firstMs, t);
-        lastMs = Math.max(lastMs, e.getEndTime().toEpochMilli());
+        lastMs = Math.max(lastMs, t);
         for (EventCollector c : cs) c.accept(e);
     }
 
