@@ -47,6 +47,30 @@ class ProfilerCommandTest {
         assertThat(stop.text()).contains("hottest frames").contains(BURNER);
     }
 
+    /** The timer engines asked for by name: the recording says they ran, and they see the burner. */
+    @Test
+    void ctimerAndItimerSampleCpuAndSayTheyRan(@TempDir Path dir) throws Exception {
+        try (CpuBurner b = new CpuBurner()) {
+            Thread.sleep(500); // warm-up: the JIT compiles the burner before the profile starts
+            for (String engine : List.of("ctimer", "itimer")) {
+                Path out = dir.resolve(engine + ".collapsed");
+                TestContext start = new TestContext();
+                TestContext stop = new TestContext();
+                cmd.run(List.of("start", "--event", engine, "--interval", "5ms"), start);
+                assertThat(start.text()).contains("event " + engine + ", interval 5ms");
+                Thread.sleep(1500); // the profiling window
+                cmd.run(List.of("stop", "--format", "collapsed", "--file", out.toString()), stop);
+                assertThat(((Map<?, ?>) stop.data.get(0)).get("engine")).as(stop.text()).isEqualTo(engine);
+                Map<String, Long> collapsed = new HashMap<>();
+                for (String line : Files.readAllLines(out)) {
+                    int sp = line.lastIndexOf(' ');
+                    collapsed.merge(line.substring(0, sp), Long.parseLong(line.substring(sp + 1)), Long::sum);
+                }
+                assertBurnerIsHottest(collapsed);
+            }
+        }
+    }
+
     @Test
     void pprofIsGzippedProtobufThatPprofReadersSeeTheBurnerIn(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("cpu.pb.gz");

@@ -91,8 +91,11 @@ public final class LiveDiagnosis {
                 step(2, "warming up for " + plan.warmup.toSeconds() + " s (not recorded)");
                 LoadEngine.run(warmupOf(load, plan), LoadListener.NONE);
             }
-            // The profiler loads a JVMTI agent, which stops the world briefly: before JFR starts recording.
-            boolean profiling = command(agent, "profiler start --event cpu --interval 10ms", false) != null;
+            // CPU time sampled by per-thread timers (ctimer), not perf events: on a server that hands
+            // each request between threads, perf events cost 8.5 % CPU per request on a VM and
+            // ctimer nothing measurable (bench/twin-overhead.sh, docs/BENCH.md). Kernel frames,
+            // which only perf events give, are not what the rules read.
+            boolean profiling = command(agent, "profiler start --event ctimer --interval 10ms", false) != null;
             if (probes) command(agent, "collect start --no-jfr", true);
             long start = System.currentTimeMillis();
             LoadResult result = null;
