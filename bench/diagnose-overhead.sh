@@ -12,7 +12,7 @@
 #   COLLECTORS="probes jfr profiler" (default: all three, as diagnose runs them) to split the cost; SCENARIOS=- skips part 2
 #
 # Part 1 follows LiveDiagnosis step by step, on a fresh lab JVM per phase:
-#   on:   attach, `collect weave` (the probes), warm-up, `profiler start --event cpu --interval 10ms`,
+#   on:   attach, `collect weave` (the probes), warm-up, `profiler start --event ctimer --interval 10ms`,
 #         `jfr start` (culprit.jfc, recorded to a file, parsed later by the CLI), `collect start --no-jfr`,
 #         the measured load, then `jfr stop --file`, `collect stop --case`, `profiler stop`, detach.
 #   none: the same warm-up and measured load with no agent.
@@ -54,7 +54,7 @@ phase_on() {
   local start=() stop=()
   has probes && agent "$1" weave "collect weave"
   load_phase "warm-on-$1" "$url" "${LAB_WARMUP_S:-120}" >/dev/null
-  has profiler && start+=("profiler start --event cpu --interval 10ms")
+  has profiler && start+=("profiler start --event ctimer --interval 10ms")
   has jfr && start+=("jfr start")
   has probes && start+=("collect start --no-jfr")
   agent "$1" start "$(IFS=';'; echo "${start[*]}")"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Cost of diagnose-mode collection on a busy target (issue 4): target throughput with no agent vs
-# with `profiler start --event cpu --interval 10ms` + `collect start` (live JFR streaming) on.
+# with `profiler start --event ctimer --interval 10ms` (CPU time sampled every 10 ms, as diagnose
+# runs it; PROFILER_EVENT=cpu for perf events) + `collect start` (live JFR streaming) on.
+# bench/twin-overhead.sh measures the same on two twins loaded at once, which resolves far smaller costs.
 #
 #   bench/profiler-overhead.sh [PAIRS=3] [DURATION_S=15] [CONNECTIONS=8]
 #   COLLECTORS=profiler|collect bench/profiler-overhead.sh …   # one collector alone, to split the cost

@@ -116,22 +116,27 @@ run_pairs() {
   done
 }
 
-# pick_collectors: from $COLLECTORS (both|profiler|collect, default both) sets on_cmd, the agent
+# pick_collectors: from $COLLECTORS (both|profiler|collect|record, default both) sets on_cmd, the agent
 # commands an `on` phase starts (profiler first, as diagnose does), and defines off_cmd PAIR,
 # which stops them so the profile and the case file are really written. `collect` means the live
 # JFR stream alone: the framework probes are bench/probes-overhead.sh's subject.
+# PROFILER_EVENT picks the CPU sampler: ctimer (default, as diagnose runs it), cpu (perf events,
+# else ctimer) or itimer. On this 2-core VM perf events cost the bench target 8.5 % CPU per request
+# (a server that hands every request between threads) and ctimer nothing measurable (docs/BENCH.md).
 pick_collectors() {
   collectors="${COLLECTORS:-both}"
+  local ev="${PROFILER_EVENT:-ctimer}"
   case "$collectors" in
-    both) on_cmd="profiler start --event cpu --interval 10ms; collect start --no-probes" ;;
-    profiler) on_cmd="profiler start --event cpu --interval 10ms" ;;
+    both) on_cmd="profiler start --event $ev --interval 10ms; collect start --no-probes" ;;
+    profiler) on_cmd="profiler start --event $ev --interval 10ms" ;;
     collect) on_cmd="collect start --no-probes" ;;
-    *) echo "COLLECTORS must be both, profiler or collect, got '$collectors'" >&2; exit 2 ;;
+    record) on_cmd="jfr start" ;;  # JFR with culprit's settings recorded to disk, nothing parsed in the target
+    *) echo "COLLECTORS must be both, profiler, collect or record, got '$collectors'" >&2; exit 2 ;;
   esac
 }
 off_cmd() {
   local p="profiler stop --format collapsed --file $work/profile-$1.txt" c="collect stop --case $work/case-$1"
-  case "$collectors" in both) echo "$p; $c" ;; profiler) echo "$p" ;; collect) echo "$c" ;; esac
+  case "$collectors" in both) echo "$p; $c" ;; profiler) echo "$p" ;; collect) echo "$c" ;; record) echo "jfr stop --file $work/rec-$1.jfr" ;; esac
 }
 
 # exec_pair_on PID URL I ON_CMD: one `on` phase on a running target: attach and run ON_CMD, load,
@@ -185,6 +190,26 @@ report_pairs() {
     awk -v m="$mean" -v lo="$mn" -v hi="$mx" 'BEGIN {
       printf "CPU per request: %+.1f %% (pairs: %+.1f %% to %+.1f %%)\n", (m - 1) * 100, (lo - 1) * 100, (hi - 1) * 100 }'
   fi
+  noise_floor "$1"
+}
+
+# noise_floor PAIRS: how far the none phases alone move, each against the mean of its neighbours
+# (the same comparison an `on` gets). A loss smaller than this spread is not resolved by this run.
+noise_floor() {
+  [ "$1" -ge 2 ] || return 0
+  local r=() c=() i
+  for i in $(seq 1 $(($1 - 1))); do
+    r+=("$(awk -v b="${nones[$((i-1))]}" -v x="${nones[$i]}" -v a="${nones[$((i+1))]}" 'BEGIN{printf "%.3f", x / ((a + b) / 2)}')")
+    [ -f "$work/cpu-none-$i" ] && c+=("$(awk -v b="$(cat "$work/cpu-none-$((i-1))")" -v x="$(cat "$work/cpu-none-$i")" -v a="$(cat "$work/cpu-none-$((i+1))")" 'BEGIN{printf "%.3f", x / ((a + b) / 2)}')")
+  done
+  local mn mx cmn cmx
+  read -r _ mn mx <<<"$(stats "${r[@]}")"
+  printf 'noise floor: none phases against their neighbours: throughput %+.1f %% to %+.1f %%' "$(awk -v v="$mn" 'BEGIN{print (v-1)*100}')" "$(awk -v v="$mx" 'BEGIN{print (v-1)*100}')"
+  if [ "${#c[@]}" -gt 0 ]; then
+    read -r _ cmn cmx <<<"$(stats "${c[@]}")"
+    printf ', CPU per request %+.1f %% to %+.1f %%' "$(awk -v v="$cmn" 'BEGIN{print (v-1)*100}')" "$(awk -v v="$cmx" 'BEGIN{print (v-1)*100}')"
+  fi
+  printf '\n'
 }
 
 # wait_for FILE PATTERN PID: until PATTERN appears in FILE (the tool has woven the method); fails
