@@ -30,6 +30,12 @@ final class CallProbe {
     private final Prepared prepared = new Prepared();
     /** Kind ("sql", "http", "redis") → normalized target → stats: looked up without building a key. */
     final ConcurrentHashMap<String, ConcurrentHashMap<String, CallStats>> calls = new ConcurrentHashMap<>();
+    /**
+     * Raw statement text → its stats, so an execution costs one lookup where normalizing the
+     * text (a lookup of its own) and finding its stats took three. Bounded as SqlText's cache is.
+     */
+    private final ConcurrentHashMap<String, CallStats> bySql = new ConcurrentHashMap<>();
+    private static final int SQL_KEPT = 2_048;
     private final ArrayDeque<Map<String, Object>> alerts = new ArrayDeque<>();
     private final Thresholds thresholds;
 
@@ -53,7 +59,7 @@ final class CallProbe {
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
                 String sql = prepared.get(self);
-                record(end, "sql", sql == null ? "(prepared statement)" : SqlText.normalizeCached(sql), sql, start, thrown);
+                record(end, sql == null ? stats("sql", "(prepared statement)") : sqlStats(sql), sql, start, thrown);
             }
         });
         h.add(new Hook(PROXY_STATEMENT, "execute*", "(Ljava/lang/String;", Hook.TIMED | Hook.ARG0) {
@@ -61,7 +67,7 @@ final class CallProbe {
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
                 String sql = arg0 instanceof String ? (String) arg0 : null;
-                record(end, "sql", SqlText.normalizeCached(sql), sql, start, thrown);
+                record(end, sql == null ? stats("sql", SqlText.normalizeCached(null)) : sqlStats(sql), sql, start, thrown);
             }
         });
         h.add(new Hook(SPRING_HTTP_REQUEST, "execute", "()", Hook.TIMED | Hook.SELF) {
@@ -85,10 +91,15 @@ final class CallProbe {
 
     /** {@code endNs} is read first thing at the call's exit: the probe's own work (text, lookups) is not the call's time. */
     void record(long endNs, String kind, String target, String text, long startNs, Throwable thrown) {
+        record(endNs, stats(kind, target), text, startNs, thrown);
+    }
+
+    private void record(long endNs, CallStats stats, String text, long startNs, Throwable thrown) {
+        String kind = stats.kind;
         long ns = endNs - startNs;
         double ms = ns / 1e6;
         boolean slow = ms > thresholds.slowMs(kind);
-        stats(kind, target).add(ns, slow, thrown != null);
+        stats.add(ns, slow, thrown != null);
         if (slow) {
             Map<String, Object> a = new LinkedHashMap<>();
             a.put("kind", kind);
@@ -102,6 +113,15 @@ final class CallProbe {
                 alerts.addLast(a);
             }
         }
+    }
+
+    /** The stats of raw statement text {@code sql}, normalized once per distinct text while the map has room. */
+    private CallStats sqlStats(String sql) {
+        CallStats s = bySql.get(sql);
+        if (s != null) return s;
+        s = stats("sql", SqlText.normalizeCached(sql));
+        if (bySql.size() < SQL_KEPT) bySql.putIfAbsent(sql, s);
+        return s;
     }
 
     private CallStats stats(String kind, String target) {

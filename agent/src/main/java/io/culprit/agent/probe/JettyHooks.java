@@ -22,6 +22,8 @@ final class JettyHooks {
     private final PoolProbe pools;
     /** The server whose pool was handed over last: racy on purpose, the pool probe keeps one entry per pool. */
     private Object lastServer;
+    private final Getter status = new Getter("getStatus");
+    private final Getter response = new Getter("getResponse");
 
     JettyHooks(RequestProbe requests, PoolProbe pools) {
         this.requests = requests;
@@ -39,7 +41,7 @@ final class JettyHooks {
                     @Override
                     public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                         long end = System.nanoTime();
-                        requests.containerExit(start, end, Reflect.number(arg1, "getStatus"), thrown);
+                        requests.containerExit(start, end, status.number(arg1), thrown);
                         seen(self);
                     }
                 },
@@ -52,7 +54,7 @@ final class JettyHooks {
                     @Override
                     public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                         long end = System.nanoTime();
-                        requests.containerExit(start, end, Reflect.number(Reflect.call(arg0, "getResponse"), "getStatus"), thrown);
+                        requests.containerExit(start, end, status.number(response.call(arg0)), thrown);
                         seen(self);
                     }
                 });

@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.LongAccumulator;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -28,14 +28,20 @@ final class PoolProbe {
      * Per thread: leased connection proxies (slots 0..3) and, in slot 4, when (a long[4]): one
      * lookup per acquire and per close. JDK types only, see {@link Prepared}.
      */
-    private final ThreadLocal<Object[]> leased = new ThreadLocal<>();
+    private final PerThread leased = new PerThread(() -> {
+        Object[] c = new Object[LEASES + 1];
+        c[LEASES] = new long[LEASES];
+        return c;
+    });
     private static final int LEASES = 4;
-    private final LongAccumulator acquireMaxNs = new LongAccumulator(Math::max, 0);
-    private final LongAccumulator usageMaxNs = new LongAccumulator(Math::max, 0);
+    // Maxima as plain AtomicLongs: a LongAccumulator's get() walks all its cells on every
+    // acquire and close, where one volatile read (and a CAS only for a new maximum) suffices.
+    private final AtomicLong acquireMaxNs = new AtomicLong();
+    private final AtomicLong usageMaxNs = new AtomicLong();
     private final LongAdder usageSumNs = new LongAdder();
     private final LongAdder usageCount = new LongAdder();
     private final LongAdder acquires = new LongAdder();
-    private final LongAccumulator pendingMax = new LongAccumulator(Math::max, 0);
+    private final AtomicLong pendingMax = new AtomicLong();
     /** An acquire this long had to wait for a connection: a free one is handed out in microseconds. */
     private static final long WAITED_NS = 1_000_000;
 
@@ -47,12 +53,12 @@ final class PoolProbe {
                 long now = System.nanoTime();
                 remember(hikariPools, self);
                 acquires.increment();
-                if (now - start > acquireMaxNs.get()) acquireMaxNs.accumulate(now - start);  // a read, not a CAS, mostly
+                raise(acquireMaxNs, now - start);
                 if (now - start >= WAITED_NS) {
                     // This thread waited until a moment ago: it and those still waiting were pending
                     // together. A once-a-second reading alone misses bursts shorter than a second.
                     double others = Reflect.number(self, "getThreadsAwaitingConnection");
-                    pendingMax.accumulate(1 + (Double.isNaN(others) ? 0 : (long) others));
+                    raise(pendingMax, 1 + (Double.isNaN(others) ? 0 : (long) others));
                 }
                 if (returned != null) lease(returned, now);
             }
@@ -63,7 +69,7 @@ final class PoolProbe {
                 long at = release(self);
                 if (at == 0) return; // leased before the probe started, on another thread, or closed twice
                 long held = System.nanoTime() - at;
-                if (held > usageMaxNs.get()) usageMaxNs.accumulate(held);
+                raise(usageMaxNs, held);
                 usageSumNs.add(held);
                 usageCount.increment();
             }
@@ -88,12 +94,7 @@ final class PoolProbe {
      * (nested queries) forgets its oldest: that lease's usage is not measured.
      */
     private void lease(Object connection, long now) {
-        Object[] c = leased.get();
-        if (c == null) {
-            c = new Object[LEASES + 1];
-            c[LEASES] = new long[LEASES];
-            leased.set(c);
-        }
+        Object[] c = (Object[]) leased.get();
         long[] at = (long[]) c[LEASES];
         int slot = 0;
         for (int i = 0; i < LEASES; i++) {
@@ -106,8 +107,7 @@ final class PoolProbe {
 
     /** When {@code connection} was leased on this thread, or 0; forgets it. */
     private long release(Object connection) {
-        Object[] c = leased.get();
-        if (c == null) return 0;
+        Object[] c = (Object[]) leased.get();
         long[] at = (long[]) c[LEASES];
         for (int i = 0; i < LEASES; i++) {
             if (c[i] == connection) {
@@ -116,6 +116,13 @@ final class PoolProbe {
             }
         }
         return 0;
+    }
+
+    /** {@code max} becomes {@code v} if larger: a read, and a CAS only when it is. */
+    private static void raise(AtomicLong max, long v) {
+        for (long m = max.get(); v > m; m = max.get()) {
+            if (max.compareAndSet(m, v)) return;
+        }
     }
 
     private static void remember(List<Object> pools, Object pool) {
@@ -134,13 +141,13 @@ final class PoolProbe {
         if (!hikariPools.isEmpty()) {
             row.put("hikariActive", sum(hikariPools, "getActiveConnections"));
             row.put("hikariIdle", sum(hikariPools, "getIdleConnections"));
-            row.put("hikariPending", Math.max(sum(hikariPools, "getThreadsAwaitingConnection"), pendingMax.getThenReset()));
+            row.put("hikariPending", Math.max(sum(hikariPools, "getThreadsAwaitingConnection"), pendingMax.getAndSet(0)));
             row.put("hikariTotal", sum(hikariPools, "getTotalConnections"));
             long n = acquires.sumThenReset();
-            row.put("hikariAcquireMsMax", n == 0 ? Double.NaN : acquireMaxNs.getThenReset() / 1e6);
+            row.put("hikariAcquireMsMax", n == 0 ? Double.NaN : acquireMaxNs.getAndSet(0) / 1e6);
             long used = usageCount.sumThenReset();
             long usedNs = usageSumNs.sumThenReset();
-            double usedMax = usageMaxNs.getThenReset() / 1e6;
+            double usedMax = usageMaxNs.getAndSet(0) / 1e6;
             row.put("hikariUsageMsMax", used == 0 ? Double.NaN : usedMax);
             row.put("hikariUsageMsMean", used == 0 ? Double.NaN : usedNs / 1e6 / used);
         }

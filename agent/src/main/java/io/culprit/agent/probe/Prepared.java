@@ -8,7 +8,8 @@ package io.culprit.agent.probe;
  * another thread, or after SLOTS newer ones, is reported as "(prepared statement)". Up to SLOTS
  * closed statements per thread stay referenced until overwritten: bounded, and small objects.
  *
- * <p>The thread-local holds only a JDK type (Object[]): an agent class there would keep the
+ * <p>The per-thread state ({@link PerThread}, a ThreadLocal when its table slot is taken) holds
+ * only a JDK type (Object[]): an agent class in a thread-local would keep the
  * agent's class loader alive on application threads after detach.
  */
 final class Prepared {
@@ -18,15 +19,14 @@ final class Prepared {
      * Per thread: slots 0..SLOTS-1 hold statements, SLOTS..2*SLOTS-1 their text, and the last a
      * long[1], the next slot to overwrite (a rotating count): one lookup per put or get.
      */
-    private final ThreadLocal<Object[]> recent = new ThreadLocal<>();
+    private final PerThread recent = new PerThread(() -> {
+        Object[] r = new Object[2 * SLOTS + 1];
+        r[2 * SLOTS] = new long[1];
+        return r;
+    });
 
     void put(Object statement, String sql) {
-        Object[] r = recent.get();
-        if (r == null) {
-            r = new Object[2 * SLOTS + 1];
-            r[2 * SLOTS] = new long[1];
-            recent.set(r);
-        }
+        Object[] r = (Object[]) recent.get();
         long[] c = (long[]) r[2 * SLOTS];
         int i = (int) (c[0]++ % SLOTS);
         r[i] = statement;
@@ -34,8 +34,7 @@ final class Prepared {
     }
 
     String get(Object statement) {
-        Object[] r = recent.get();
-        if (r == null) return null;
+        Object[] r = (Object[]) recent.get();
         for (int i = 0; i < SLOTS; i++) {
             if (r[i] == statement) return (String) r[SLOTS + i];
         }

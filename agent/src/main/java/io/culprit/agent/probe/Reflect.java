@@ -37,21 +37,26 @@ final class Reflect {
     /** {@code name()} or, with an argument, {@code name(String)}. */
     static Object call(Object target, String name, String arg) {
         if (target == null) return null;
-        Class<?> c = target.getClass();
-        ConcurrentHashMap<String, Method>[] byArity = CACHE.get(c);
-        if (byArity == null) byArity = CACHE.computeIfAbsent(c, k -> maps());
-        ConcurrentHashMap<String, Method> methods = byArity[arg == null ? 0 : 1];
-        Method m = methods.get(name);  // get first: a capturing lambda would allocate on every call
-        if (m == null) {
-            m = find(c, name, arg != null);
-            methods.putIfAbsent(name, m);
-        }
-        if (m == MISSING) return null;
+        Method m = method(target.getClass(), name, arg != null);
+        if (m == null) return null;
         try {
             return m.invoke(target, arg == null ? NO_ARGS : argsOf(arg));
         } catch (ReflectiveOperationException | RuntimeException e) {
             return null;
         }
+    }
+
+    /** The accessible public {@code name()} or {@code name(String)} of {@code c}, cached; null if none. */
+    static Method method(Class<?> c, String name, boolean stringArg) {
+        ConcurrentHashMap<String, Method>[] byArity = CACHE.get(c);
+        if (byArity == null) byArity = CACHE.computeIfAbsent(c, k -> maps());
+        ConcurrentHashMap<String, Method> methods = byArity[stringArg ? 1 : 0];
+        Method m = methods.get(name);  // get first: a capturing lambda would allocate on every call
+        if (m == null) {
+            m = find(c, name, stringArg);
+            methods.putIfAbsent(name, m);
+        }
+        return m == MISSING ? null : m;
     }
 
     private static Object[] argsOf(String arg) {

@@ -21,6 +21,7 @@ final class UndertowHooks {
     private UndertowHooks() { }
 
     static List<Hook> hooks(RequestProbe requests) {
+        Getter status = new Getter("getStatusCode");
         return List.of(
                 new Hook(CONNECTORS, "executeRootHandler", "(Lio/undertow/server/HttpHandler;Lio/undertow/server/HttpServerExchange;)",
                         Hook.TIMED | Hook.ARG1) {
@@ -32,7 +33,7 @@ final class UndertowHooks {
                     @Override
                     public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                         long end = System.nanoTime();
-                        requests.containerExit(start, end, Reflect.number(arg1, "getStatusCode"), thrown);
+                        requests.containerExit(start, end, status.number(arg1), thrown);
                     }
                 },
                 handOff(requests, "unDispatch"),
