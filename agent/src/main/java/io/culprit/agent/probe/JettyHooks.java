@@ -32,29 +32,25 @@ final class JettyHooks {
 
     List<Hook> hooks() {
         return List.of(
-                new Hook(SERVER, "handle", JETTY_12, Hook.TIMED | Hook.SELF | Hook.ARG1) {
+                new ContainerHook(requests, SERVER, "handle", JETTY_12, Hook.SELF | Hook.ARG1) {
                     @Override
-                    public long probeEnter(int id, Object self, Object arg0) {
-                        return requests.containerEnter();
+                    double status(Object self, Object arg0, Object arg1) {
+                        return status.number(arg1);
                     }
 
                     @Override
-                    public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                        long end = System.nanoTime();
-                        requests.containerExit(start, end, status.number(arg1), thrown);
+                    void exited(Object self) {
                         seen(self);
                     }
                 },
-                new Hook(SERVER, "handle", JETTY_9_TO_11, Hook.TIMED | Hook.SELF | Hook.ARG0) {
+                new ContainerHook(requests, SERVER, "handle", JETTY_9_TO_11, Hook.SELF | Hook.ARG0) {
                     @Override
-                    public long probeEnter(int id, Object self, Object arg0) {
-                        return requests.containerEnter();
+                    double status(Object self, Object arg0, Object arg1) {
+                        return status.number(response.call(arg0));
                     }
 
                     @Override
-                    public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                        long end = System.nanoTime();
-                        requests.containerExit(start, end, status.number(response.call(arg0)), thrown);
+                    void exited(Object self) {
                         seen(self);
                     }
                 });

@@ -74,16 +74,10 @@ final class RequestProbe {
 
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
-        h.add(new Hook(COYOTE_ADAPTER, "service", "(Lorg/apache/coyote/Request;", Hook.TIMED | Hook.ARG1) {
+        h.add(new ContainerHook(this, COYOTE_ADAPTER, "service", "(Lorg/apache/coyote/Request;", Hook.ARG1) {
             @Override
-            public long probeEnter(int id, Object self, Object arg0) {
-                return containerEnter();
-            }
-
-            @Override
-            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                long end = System.nanoTime();
-                containerExit(start, end, status.number(arg1), thrown);
+            double status(Object self, Object arg0, Object arg1) {
+                return status.number(arg1);
             }
         });
         h.add(new Hook(DISPATCHER, "doDispatch", "(", Hook.TIMED | Hook.ARG0) {

@@ -23,17 +23,11 @@ final class UndertowHooks {
     static List<Hook> hooks(RequestProbe requests) {
         Getter status = new Getter("getStatusCode");
         return List.of(
-                new Hook(CONNECTORS, "executeRootHandler", "(Lio/undertow/server/HttpHandler;Lio/undertow/server/HttpServerExchange;)",
-                        Hook.TIMED | Hook.ARG1) {
+                new ContainerHook(requests, CONNECTORS, "executeRootHandler",
+                        "(Lio/undertow/server/HttpHandler;Lio/undertow/server/HttpServerExchange;)", Hook.ARG1) {
                     @Override
-                    public long probeEnter(int id, Object self, Object arg0) {
-                        return requests.containerEnter();
-                    }
-
-                    @Override
-                    public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                        long end = System.nanoTime();
-                        requests.containerExit(start, end, status.number(arg1), thrown);
+                    double status(Object self, Object arg0, Object arg1) {
+                        return status.number(arg1);
                     }
                 },
                 handOff(requests, "unDispatch"),
