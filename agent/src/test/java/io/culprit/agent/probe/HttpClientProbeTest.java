@@ -52,10 +52,10 @@ class HttpClientProbeTest {
             // a request with a path only, its host given beside it
             client.execute(HttpHost.create(base), new HttpGet("/slow?user=7"), r -> { EntityUtils.consume(r.getEntity()); return r.getCode(); });
 
-            Map<String, Object> slow = row(p, "GET " + base + "/slow");
+            Map<String, Object> slow = CallRows.row(p, "http", "GET " + base + "/slow");
             assertThat(slow).containsEntry("count", 3L).containsEntry("errors", 0L).containsEntry("slowCount", 3L);
             assertThat((Double) slow.get("maxMs")).isGreaterThanOrEqualTo(80.0);
-            assertThat(row(p, "GET " + base + "/broken")).containsEntry("count", 1L).containsEntry("errors", 1L);
+            assertThat(CallRows.row(p, "http", "GET " + base + "/broken")).containsEntry("count", 1L).containsEntry("errors", 1L);
             assertThat(p.calls.alerts()).anyMatch(a -> ("GET " + base + "/slow?user=7").equals(a.get("text")));
         }
     }
@@ -70,10 +70,10 @@ class HttpClientProbeTest {
         get(client, base + "/slow");
         get(client, base + "/broken");
 
-        Map<String, Object> slow = row(p, "GET " + base + "/slow");
+        Map<String, Object> slow = CallRows.row(p, "http", "GET " + base + "/slow");
         assertThat(slow).containsEntry("count", 2L).containsEntry("errors", 0L);
         assertThat((Double) slow.get("maxMs")).isGreaterThanOrEqualTo(80.0);
-        assertThat(row(p, "GET " + base + "/broken")).containsEntry("count", 1L).containsEntry("errors", 1L);
+        assertThat(CallRows.row(p, "http", "GET " + base + "/broken")).containsEntry("count", 1L).containsEntry("errors", 1L);
         client.dispatcher().executorService().shutdown();
         client.connectionPool().evictAll();
     }
@@ -86,10 +86,5 @@ class HttpClientProbeTest {
         try (Response r = client.newCall(new Request.Builder().url(url).build()).execute()) {
             r.body().close();
         }
-    }
-
-    private static Map<String, Object> row(Probes p, String target) {
-        return p.calls.rows(0, 0).stream().filter(r -> "http".equals(r.get("kind")) && target.equals(r.get("target")))
-                .findFirst().orElseThrow(() -> new AssertionError("no http row " + target + " in " + p.calls.rows(0, 0)));
     }
 }

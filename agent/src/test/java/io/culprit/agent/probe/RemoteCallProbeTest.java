@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.culprit.agent.instrument.Instrumenter;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -35,7 +33,7 @@ class RemoteCallProbeTest {
 
     @Test
     void redisCommandsAreTimedByNameAndASlowOneIsAlerted() throws Exception {
-        assumeTrue(redisUp(), "no Redis on 127.0.0.1:6379");
+        assumeTrue(CallRows.redisUp(), "no Redis on 127.0.0.1:6379");
         try (Jedis jedis = new Jedis("127.0.0.1", 6379)) {
             jedis.set("culprit:probe", "1");  // loads and links Jedis's classes before the weave
             Probes p = Probes.ensure(ProbeContext.INST);
@@ -47,9 +45,9 @@ class RemoteCallProbeTest {
             jedis.blpop(0.15, "culprit:probe:empty");  // the server answers nil after 150 ms
             long blockedMs = (System.nanoTime() - t0) / 1_000_000;
 
-            assertThat(row(p, "redis", "SET")).containsEntry("count", 20L);
-            assertThat(row(p, "redis", "GET")).containsEntry("count", 30L);
-            Map<String, Object> blpop = row(p, "redis", "BLPOP");
+            assertThat(CallRows.row(p, "redis", "SET")).containsEntry("count", 20L);
+            assertThat(CallRows.row(p, "redis", "GET")).containsEntry("count", 30L);
+            Map<String, Object> blpop = CallRows.row(p, "redis", "BLPOP");
             assertThat((Double) blpop.get("maxMs")).isBetween(140.0, blockedMs + 1.0);
             assertThat(blpop).containsEntry("slowCount", 1L);
             assertThat(ProbeContext.run(new CallsCommand(), false).text()).contains("SLOW redis").contains("BLPOP");
@@ -72,10 +70,10 @@ class RemoteCallProbeTest {
             HttpRequest broken = HttpRequest.newBuilder(URI.create(base + "/broken")).build();
             client.send(broken, HttpResponse.BodyHandlers.discarding());
 
-            Map<String, Object> s = waitForRow(p, "http", "GET " + base + "/slow", 2);
+            Map<String, Object> s = CallRows.waitForRow(p, "http", "GET " + base + "/slow", 2);
             assertThat((Double) s.get("maxMs")).isGreaterThanOrEqualTo(80.0);
             assertThat(s).containsEntry("errors", 0L);
-            assertThat(waitForRow(p, "http", "GET " + base + "/broken", 1)).containsEntry("errors", 1L);
+            assertThat(CallRows.waitForRow(p, "http", "GET " + base + "/broken", 1)).containsEntry("errors", 1L);
         }
     }
 
@@ -108,31 +106,5 @@ class RemoteCallProbeTest {
             pool.shutdown();
         }
         assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-    }
-
-    private static Map<String, Object> row(Probes p, String kind, String target) {
-        return p.calls.rows(0, 0).stream().filter(r -> kind.equals(r.get("kind")) && target.equals(r.get("target")))
-                .findFirst().orElseThrow(() -> new AssertionError("no " + kind + " row " + target + " in " + p.calls.rows(0, 0)));
-    }
-
-    /** Asynchronous completions are recorded on the client's own thread, a moment after get() returns. */
-    private static Map<String, Object> waitForRow(Probes p, String kind, String target, long count) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            List<Map<String, Object>> rows = p.calls.rows(0, 0);
-            for (Map<String, Object> r : rows) {
-                if (kind.equals(r.get("kind")) && target.equals(r.get("target")) && (Long) r.get("count") >= count) return r;
-            }
-            if (System.nanoTime() > deadline) throw new AssertionError("no " + kind + " row " + target + " ×" + count + " in " + rows);
-            Thread.sleep(10);  // polling for another thread's record, not standing in for it
-        }
-    }
-
-    private static boolean redisUp() {
-        try (Socket s = new Socket("127.0.0.1", 6379)) {
-            return true;
-        } catch (Exception e) {
-            return false;
-        }
     }
 }

@@ -85,13 +85,13 @@ class WebClientProbeTest {
             assertThatThrownBy(() -> status(client, refused)).isInstanceOf(WebClientRequestException.class);
             for (int i = 0; i < 5; i++) assertThat(status(client, base + "/counted")).isEqualTo(204);
 
-            Map<String, Object> slow = row(p, "GET " + base + "/slow");
+            Map<String, Object> slow = CallRows.row(p, "http", "GET " + base + "/slow");
             assertThat(slow).containsEntry("count", 2L).containsEntry("errors", 0L).containsEntry("slowCount", 2L);
             assertThat((Double) slow.get("maxMs")).isGreaterThanOrEqualTo(80.0).isLessThanOrEqualTo((double) wallMs);
             assertThat(p.calls.alerts()).anyMatch(a -> ("GET " + base + "/slow?user=7").equals(a.get("text")));
-            assertThat(row(p, "GET " + base + "/broken")).containsEntry("count", 1L).containsEntry("errors", 1L);
-            assertThat(row(p, "GET " + refused)).containsEntry("count", 1L).containsEntry("errors", 1L);
-            assertThat(row(p, "GET " + base + "/counted")).containsEntry("count", 5L).containsEntry("errors", 0L);
+            assertThat(CallRows.row(p, "http", "GET " + base + "/broken")).containsEntry("count", 1L).containsEntry("errors", 1L);
+            assertThat(CallRows.row(p, "http", "GET " + refused)).containsEntry("count", 1L).containsEntry("errors", 1L);
+            assertThat(CallRows.row(p, "http", "GET " + base + "/counted")).containsEntry("count", 5L).containsEntry("errors", 0L);
             assertThat(hits.sum()).as("requests the remote got").isEqualTo(5);
 
             Instrumenter.resetAll();
@@ -112,10 +112,5 @@ class WebClientProbeTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
-    }
-
-    private static Map<String, Object> row(Probes p, String target) {
-        return p.calls.rows(0, 0).stream().filter(r -> "http".equals(r.get("kind")) && target.equals(r.get("target")))
-                .findFirst().orElseThrow(() -> new AssertionError("no http row " + target + " in " + p.calls.rows(0, 0)));
     }
 }

@@ -1,0 +1,42 @@
+package io.culprit.agent.probe;
+
+import java.net.Socket;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** The call probe's table rows, as the dependency-call tests look them up. */
+final class CallRows {
+
+    private CallRows() { }
+
+    /** The row of {@code kind target}; fails naming the rows there are. */
+    static Map<String, Object> row(Probes p, String kind, String target) {
+        return p.calls.rows(0, 0).stream().filter(r -> kind.equals(r.get("kind")) && target.equals(r.get("target")))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + kind + " row " + target + " in " + p.calls.rows(0, 0)));
+    }
+
+    /**
+     * The row of {@code kind target} once it has counted {@code count} calls: asynchronous clients
+     * (Lettuce's event loop, HttpClient's own threads) record a moment after the caller got its reply.
+     */
+    static Map<String, Object> waitForRow(Probes p, String kind, String target, long count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            List<Map<String, Object>> rows = p.calls.rows(0, 0);
+            for (Map<String, Object> r : rows) {
+                if (kind.equals(r.get("kind")) && target.equals(r.get("target")) && (Long) r.get("count") >= count) return r;
+            }
+            if (System.nanoTime() > deadline) throw new AssertionError("no " + kind + " row " + target + " ×" + count + " in " + rows);
+            Thread.sleep(10);  // polling for another thread's record, not standing in for it
+        }
+    }
+
+    static boolean redisUp() {
+        try (Socket s = new Socket("127.0.0.1", 6379)) {
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+}
