@@ -43,18 +43,19 @@ start_target() {
   echo "target did not start:" >&2; cat "$1" >&2; exit 1
 }
 
-# start_lab SCENARIO: `culprit lab` in the background on $port; sets lab_cli (the CLI) and
+# start_lab SCENARIO [LOG]: `culprit lab` in the background on $port; sets lab_cli (the CLI) and
 # lab_pid (the service JVM it prints once the service answers). The caller's EXIT trap kills both.
 start_lab() {
-  (exec java -jar "$work/culprit.jar" lab --scenario "$1" --port "$port") >"$work/lab-$1.log" 2>&1 &
+  local log="${2:-$work/lab-$1.log}"
+  (exec java -jar "$work/culprit.jar" lab --scenario "$1" --port "$port") >"$log" 2>&1 &
   lab_cli=$!
   for _ in $(seq 1800); do
-    lab_pid=$(sed -n 's/.*ready, pid \([0-9]*\).*/\1/p' "$work/lab-$1.log" | head -1)
+    lab_pid=$(sed -n 's/.*ready, pid \([0-9]*\).*/\1/p' "$log" | head -1)
     [ -n "$lab_pid" ] && return 0
     kill -0 "$lab_cli" 2>/dev/null || break
     sleep 0.1
   done
-  echo "lab $1 did not start:" >&2; tail -20 "$work/lab-$1.log" >&2; exit 1
+  echo "lab $1 did not start:" >&2; tail -20 "$log" >&2; exit 1
 }
 stop_lab() { # the service first (by its pid), then the CLI that waits for it
   kill "$lab_pid" 2>/dev/null || true
@@ -101,6 +102,24 @@ print("%.1f" % ((int(sys.argv[3]) - int(sys.argv[2])) * 1e6 / os.sysconf("SC_CLK
 # cpu_ticks PID -> user+system clock ticks the process has used
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
+# thread_ticks PID -> one line "group ticks ..." of the CPU ticks its live threads have used, by
+# what the thread is: jit (C1/C2 compiler threads), gc, vm (VM thread, periodic tasks), jfr,
+# culprit (the agent's own threads, async-profiler's included), app (the rest). Two snapshots
+# around a phase split its CPU time by group (threads that end in between drop out of both).
+thread_ticks() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    printf '%s\t%s\n' "$(cat "$t/comm" 2>/dev/null)" "$(awk '{print $14 + $15}' "$t/stat" 2>/dev/null)"
+  done | awk -F'\t' '$2 != "" {
+    g = "app"
+    if ($1 ~ /^C[12] Compiler/) g = "jit"
+    else if ($1 ~ /^(GC Thread|G1 |VM Periodic|VM Thread|Service Thread|Sweeper)/) g = ($1 ~ /^(GC|G1)/ ? "gc" : "vm")
+    else if ($1 ~ /^JFR /) g = "jfr"
+    else if ($1 ~ /^(culprit|async-profiler|one\.profiler)/) g = "culprit"
+    s[g] += $2
+  } END { printf "jit %d gc %d vm %d jfr %d culprit %d app %d\n", s["jit"], s["gc"], s["vm"], s["jfr"], s["culprit"], s["app"] }'
+}
+
 # run_pairs PAIRS: phases none-0, on-1, none-1, on-2, …, none-PAIRS; the caller defines
 # `phase_none I` and `phase_on I`, each printing the phase's requests/s (and may write
 # $work/note-I, shown beside pair I). Sets the arrays nones and ons.
@@ -116,10 +135,12 @@ run_pairs() {
   done
 }
 
-# pick_collectors: from $COLLECTORS (both|profiler|collect|record, default both) sets on_cmd, the agent
-# commands an `on` phase starts (profiler first, as diagnose does), and defines off_cmd PAIR,
-# which stops them so the profile and the case file are really written. `collect` means the live
-# JFR stream alone: the framework probes are bench/probes-overhead.sh's subject.
+# pick_collectors: from $COLLECTORS (both|profiler|collect|record|probes|diagnose, default both)
+# sets on_cmd, the agent commands an `on` phase starts (profiler first, as diagnose does), and
+# defines off_cmd PAIR, which stops them so the profile and the case file are really written.
+# `collect` means the live JFR stream alone; `probes` the framework probes alone (weave, count);
+# `diagnose` what `culprit diagnose` runs in the target: probes, the ctimer profiler and JFR
+# recorded to disk (the CLI parses it afterwards, outside the target).
 # PROFILER_EVENT picks the CPU sampler: ctimer (default, as diagnose runs it), cpu (perf events,
 # else ctimer) or itimer. On this 2-core VM perf events cost the bench target 8.5 % CPU per request
 # (a server that hands every request between threads) and ctimer nothing measurable (docs/BENCH.md).
@@ -131,12 +152,18 @@ pick_collectors() {
     profiler) on_cmd="profiler start --event $ev --interval 10ms" ;;
     collect) on_cmd="collect start --no-probes" ;;
     record) on_cmd="jfr start" ;;  # JFR with culprit's settings recorded to disk, nothing parsed in the target
-    *) echo "COLLECTORS must be both, profiler, collect or record, got '$collectors'" >&2; exit 2 ;;
+    probes) on_cmd="collect weave; collect start --no-jfr" ;;
+    diagnose) on_cmd="collect weave; profiler start --event $ev --interval 10ms; jfr start; collect start --no-jfr" ;;
+    *) echo "COLLECTORS must be both, profiler, collect, record, probes or diagnose, got '$collectors'" >&2; exit 2 ;;
   esac
 }
 off_cmd() {
   local p="profiler stop --format collapsed --file $work/profile-$1.txt" c="collect stop --case $work/case-$1"
-  case "$collectors" in both) echo "$p; $c" ;; profiler) echo "$p" ;; collect) echo "$c" ;; record) echo "jfr stop --file $work/rec-$1.jfr" ;; esac
+  local j="jfr stop --file $work/rec-$1.jfr"
+  case "$collectors" in
+    both) echo "$p; $c" ;; profiler) echo "$p" ;; collect|probes) echo "$c" ;; record) echo "$j" ;;
+    diagnose) echo "$j; $c; $p" ;;
+  esac
 }
 
 # exec_pair_on PID URL I ON_CMD: one `on` phase on a running target: attach and run ON_CMD, load,
