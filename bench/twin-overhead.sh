@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Collectors' cost measured on twins (issues 4, 7, 8): two identical targets (bench/overhead/Target.java,
-# or with TARGET=lab two healthy lab services) run side by side and are loaded in the same seconds by two closed-model generators; one twin has
-# the collectors on, the other none, then they swap roles. Whatever else the machine does (other
+# or with TARGET=lab two healthy lab services) run side by side and are loaded in the same seconds
+# by two generators; one twin has the collectors on, the other none, then they swap roles. Whatever else the machine does (other
 # processes, steal, the other twin) hits both twins at once, so the ratio of their CPU time per
 # request isolates the collectors' cost; phases taken one after another moved by up to ±10 %
 # between two none phases on this 2-core VM (see profiler-overhead.sh's noise floor).
@@ -13,7 +13,8 @@
 #                 the embedded database) on GET /api/orders/7 instead of the bench target. Before
 #                 the floor, each twin runs the collectors once (on, load, off, detach): the first
 #                 weave and the first JFR start in a JVM deoptimize all compiled code, a one-time
-#                 transient that both twins then have behind them.
+#                 transient that both twins then have behind them. LAB_WARMUP_S=60: the priming
+#                 load and the warm-up after it, each.
 #   SETTLE_S=30   load after the collectors start, not measured (the first JFR start in a JVM
 #                 makes HotSpot recompile everything: profiler-overhead.sh explains)
 #   RATE=R        open model instead: each twin gets R requests/s (at most CONNECTIONS in flight),
@@ -26,6 +27,8 @@
 # on ÷ none (the collectors' own threads included: JFR, the stream, the profiler) and throughput
 # on ÷ none. The twins share the cores, so a cost shows in CPU per request fully and in throughput
 # only in part (the scheduler shares CPU time among all runnable threads, the agent's included).
+# Under each row, the same difference split by thread group (lib.sh's thread_ticks): whether the
+# cost is in the request threads, the JIT, GC, JFR's threads or the agent's.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rounds="${1:-3}"; dur="${2:-15}"; conns="${3:-4}"; warm=0; settle="${SETTLE_S:-30}"
