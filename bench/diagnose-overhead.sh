@@ -66,7 +66,7 @@ phase_on() {
   agent "$1" detach stop
   local note=() sent
   sent=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["responses"])' "$work/load-on-$1.json")
-  has probes && note+=("routes counted $(python3 -c 'import json,sys; print(sum(r["count"] for r in json.load(open(sys.argv[1]))["rows"]))'     "$work/case-$1/tables/routes.json" 2>/dev/null || echo "?") of $sent")
+  has probes && note+=("routes counted $(routes_counted "$work/case-$1") of $sent")
   has jfr && note+=("jfr $(du -k "$work/rec-$1.jfr" | cut -f1) KB")
   has profiler && note+=("$(grep -o 'engine [a-z_]*, [0-9]* samples' "$work/stop-$1.txt" || echo 'profile ?')")
   (IFS=';'; echo "${note[*]}") >"$work/note-$1"

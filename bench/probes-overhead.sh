@@ -56,8 +56,7 @@ phase_on() {
   local sent woven routes
   sent=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["responses"])' "$work/load-on-$1.json")
   woven=$(grep -o 'probes on [0-9]* method(s)' "$work/start-$1.txt" | head -1)
-  routes=$(python3 -c 'import json,sys; rows=json.load(open(sys.argv[1]))["rows"]; print(sum(r["count"] for r in rows))' \
-    "$work/case-$1/tables/routes.json" 2>/dev/null || echo "?")
+  routes=$(routes_counted "$work/case-$1")
   echo "$woven; routes counted $routes of $sent responses" >"$work/note-$1"
   stop_lab
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Collectors' cost measured on twins (issues 4, 7, 8): two identical targets (bench/overhead/Target.java,
-# or with TARGET=lab two healthy lab services) run side by side and are loaded in the same seconds
-# by two generators; one twin has the collectors on, the other none, then they swap roles. Whatever else the machine does (other
-# processes, steal, the other twin) hits both twins at once, so the ratio of their CPU time per
-# request isolates the collectors' cost; phases taken one after another moved by up to ±10 %
+# Collectors' cost measured on twins (issues 4, 7, 8): two identical targets
+# (bench/overhead/Target.java, or with TARGET=lab two healthy lab services) run side by side and
+# are loaded in the same seconds by two generators; one twin has the collectors on, the other none,
+# then they swap roles. Whatever else the machine does (other processes, steal, the other twin)
+# hits both twins at once, so the ratio of their CPU time per request isolates the collectors' cost; phases taken one after another moved by up to ±10 %
 # between two none phases on this 2-core VM (see profiler-overhead.sh's noise floor).
 #
 #   bench/twin-overhead.sh [ROUNDS=3] [DURATION_S=15] [CONNECTIONS=4 per twin]
@@ -70,14 +70,13 @@ twin_phase() {
   local side
   for side in a b; do
     local c0 pid; [ "$side" = a ] && { c0=$ca; pid=$pa; } || { c0=$cb; pid=$pb; }
-    python3 -c 'import json,sys,os; s=json.load(open(sys.argv[1]))["summary"]
-print("%.1f %.2f" % (s["achieved_rps"], (int(sys.argv[3]) - int(sys.argv[2])) * 1e6 / os.sysconf("SC_CLK_TCK") / max(1, s["responses"])))' \
-      "$work/$1-$side.json" "$c0" "$(cpu_ticks "$pid")" >"$work/$1-$side"
-    # the same CPU per request split by thread group: "jit µs gc µs ..."
-    thread_ticks "$pid" | python3 -c 'import json,sys,os; n=max(1, json.load(open(sys.argv[1]))["summary"]["responses"])
-a=open(sys.argv[2]).read().split(); b=sys.stdin.read().split()
-print(" ".join("%s %.2f" % (a[i], (int(b[i+1]) - int(a[i+1])) * 1e6 / os.sysconf("SC_CLK_TCK") / n) for i in range(0, len(a), 2)))' \
-      "$work/$1-$side.json" "$work/$1-$side.t0" >"$work/$1-$side.groups"
+    # NAME-SIDE: "rps cpu_us_per_req"; NAME-SIDE.groups: the same CPU per request by thread group
+    thread_ticks "$pid" | python3 -c 'import json,sys,os
+s=json.load(open(sys.argv[1]))["summary"]; n=max(1, s["responses"]); us=1e6 / os.sysconf("SC_CLK_TCK") / n
+print("%.1f %.2f" % (s["achieved_rps"], (int(sys.argv[3]) - int(sys.argv[2])) * us), file=open(sys.argv[5], "w"))
+a=open(sys.argv[4]).read().split(); b=sys.stdin.read().split()
+print(" ".join("%s %.2f" % (a[i], (int(b[i+1]) - int(a[i+1])) * us) for i in range(0, len(a), 2)), file=open(sys.argv[5] + ".groups", "w"))' \
+      "$work/$1-$side.json" "$c0" "$(cpu_ticks "$pid")" "$work/$1-$side.t0" "$work/$1-$side"
   done
 }
 
@@ -133,7 +132,7 @@ for k in "${rows[@]}"; do
   cpu+=("$(awk -v a="$on_cpu" -v b="$off_cpu" 'BEGIN{printf "%.3f", a/b}')")
   note="$(grep -o 'engine [a-z_]*, [0-9]* samples' "$work/stop-$k.txt" || true) $(grep -o 'wrote [0-9]* events' "$work/stop-$k.txt" || true)"
   # Probes that counted nothing would show here: the requests they saw over the whole on period.
-  [ -f "$work/case-$k/tables/routes.json" ] && note="$note routes counted $(python3 -c 'import json,sys; print(sum(r["count"] for r in json.load(open(sys.argv[1]))["rows"]))' "$work/case-$k/tables/routes.json")"
+  [ -f "$work/case-$k/tables/routes.json" ] && note="$note routes counted $(routes_counted "$work/case-$k")"
   [ -f "$work/rec-$k.jfr" ] && note="$note jfr $(du -k "$work/rec-$k.jfr" | cut -f1) KB"
   printf '%-8s %-4s %12.0f %12.0f %8.3f× %10.2f / %9.2f %8.3f×  %s\n' "m-$k" "$on" "$on_rps" "$off_rps" "${kept[-1]}" "$on_cpu" "$off_cpu" "${cpu[-1]}" "$note"
   python3 -c 'import sys

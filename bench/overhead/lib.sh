@@ -102,6 +102,12 @@ print("%.1f" % ((int(sys.argv[3]) - int(sys.argv[2])) * 1e6 / os.sysconf("SC_CLK
 # cpu_ticks PID -> user+system clock ticks the process has used
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
+# routes_counted CASE_DIR -> the requests the request probe counted in that case file, "?" without one
+routes_counted() {
+  python3 -c 'import json,sys; print(sum(r["count"] for r in json.load(open(sys.argv[1]))["rows"]))' \
+    "$1/tables/routes.json" 2>/dev/null || echo "?"
+}
+
 # thread_ticks PID -> one line "group ticks ..." of the CPU ticks its live threads have used, by
 # what the thread is: jit (C1/C2 compiler threads), gc, vm (VM thread, periodic tasks), jfr,
 # culprit (the agent's own threads, async-profiler's included), app (the rest). Two snapshots
