@@ -24,15 +24,23 @@ import jdk.jfr.consumer.RecordingFile;
  * authority on a {@code cpu} profile's fallback, not a guess made before starting.
  */
 final class Profile {
-    private static final Set<String> SAMPLE_EVENTS = Set.of("jdk.ExecutionSample", "profiler.WallClockSample",
-            "jdk.ObjectAllocationInNewTLAB", "jdk.ObjectAllocationOutsideTLAB", "jdk.ObjectAllocationSample",
-            "jdk.JavaMonitorEnter", "jdk.ThreadPark");
+    private static final Set<String> CPU = Set.of("jdk.ExecutionSample");
+    private static final Set<String> WALL = Set.of("profiler.WallClockSample");
+    private static final Set<String> ALLOC = Set.of("jdk.ObjectAllocationInNewTLAB", "jdk.ObjectAllocationOutsideTLAB",
+            "jdk.ObjectAllocationSample");
+    private static final Set<String> LOCK = Set.of("jdk.JavaMonitorEnter", "jdk.ThreadPark");
 
     final Map<String, Long> collapsed = new HashMap<>();
     final Map<String, String> settings = new LinkedHashMap<>();
     long samples;
 
-    static Profile read(Path jfr) throws IOException {
+    /**
+     * The profile of {@code event} (cpu, ctimer, itimer, wall, alloc, lock) in the recording. Only
+     * that event's samples count: a CPU profile started with {@code --lock} also holds lock
+     * events, which belong in the raw recording, not in the CPU flame graph.
+     */
+    static Profile read(Path jfr, String event) throws IOException {
+        Set<String> kinds = "wall".equals(event) ? WALL : "alloc".equals(event) ? ALLOC : "lock".equals(event) ? LOCK : CPU;
         Profile p = new Profile();
         try (RecordingFile f = new RecordingFile(jfr)) {
             while (f.hasMoreEvents()) {
@@ -40,7 +48,7 @@ final class Profile {
                 String type = e.getEventType().getName();
                 if (type.equals("jdk.ActiveSetting")) {
                     p.settings.putIfAbsent(e.getString("name"), e.getString("value"));
-                } else if (SAMPLE_EVENTS.contains(type)) {
+                } else if (kinds.contains(type)) {
                     String stack = stack(e.getStackTrace());
                     if (stack.isEmpty()) continue;
                     long n = weight(e);

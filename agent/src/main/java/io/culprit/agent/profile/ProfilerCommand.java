@@ -48,8 +48,8 @@ public final class ProfilerCommand implements Command {
     @Override
     public String usage() {
         return String.join("\n",
-                "profiler start [--event cpu|wall|alloc|lock|ctimer|itimer] [--interval N]",
-                "profiler stop [--format html|collapsed|jfr|pprof] [--file PATH]",
+                "profiler start [--event cpu|wall|alloc|lock|ctimer|itimer] [--interval N] [--lock N]",
+                "profiler stop [--format html|collapsed|jfr|pprof] [--file PATH] [--jfr PATH]",
                 "profiler status",
                 "",
                 "  --event      cpu: CPU time on perf events (kernel frames too), else ctimer; ctimer: CPU time",
@@ -58,6 +58,12 @@ public final class ProfilerCommand implements Command {
                 "               itimer: one process-wide timer",
                 "  --interval   cpu/wall/ctimer/itimer: sampling period (10ms default, e.g. 1ms, 500us);",
                 "               alloc: bytes between samples (e.g. 512k); lock: minimum wait (e.g. 1ms)",
+                "  --lock       with a sampled event: also record contended locks in the same session",
+                "               (async-profiler's lock tracer: monitors, and parks on ReentrantLock,",
+                "               ReentrantReadWriteLock and Semaphore, not a pool thread's wait for work);",
+                "               every wait of at least N and a share of shorter ones. In the raw",
+                "               recording only (--jfr), not in the flame graph",
+                "  --jfr        stop: also keep the raw recording (all events) at PATH",
                 "  --format     html flame graph (default), collapsed stacks, the raw jfr recording,",
                 "               or pprof (gzipped protobuf: go tool pprof -http=: FILE)",
                 "  --file       where stop writes the profile (default ~/.culprit/profiles/<pid>-<time>.<ext>)",
@@ -88,13 +94,18 @@ public final class ProfilerCommand implements Command {
     }
 
     private void start(List<String> args, CommandContext ctx) throws Exception {
-        Flags f = Flags.parse("profiler start", args, "--event", "--interval").atMostPositional(0);
+        Flags f = Flags.parse("profiler start", args, "--event", "--interval", "--lock").atMostPositional(0);
         String event = f.value("--event") == null ? "cpu" : f.value("--event");
         if (!EVENTS.contains(event)) throw new CommandException("profiler: unknown event '" + event + "', expected cpu, wall, alloc, lock, itimer or ctimer");
         String interval = f.value("--interval");
         if (interval != null && !interval.matches(INTERVAL)) {
             throw new CommandException("profiler: bad --interval '" + interval + "' (e.g. 10ms, 500us, 512k)");
         }
+        String lock = f.value("--lock");
+        if (lock != null && !sampled(event)) {
+            throw new CommandException("profiler: --lock goes with a sampled event (cpu, ctimer, itimer, wall); for a lock profile use --event lock");
+        }
+        if (lock != null && !lock.matches(INTERVAL)) throw new CommandException("profiler: bad --lock '" + lock + "' (e.g. 1ms, 100us)");
         AsyncProfilerLib lib = AsyncProfilerLib.locate();
         ProfilerState state = new ProfilerState(lib.workDir());
         if (running(lib)) throw new CommandException("profiler: already running (profiler status, profiler stop)");
@@ -103,17 +114,20 @@ public final class ProfilerCommand implements Command {
         StringBuilder cmd = new StringBuilder("start,event=").append(event);
         if (sampled(event)) cmd.append(",interval=").append(interval == null ? "10ms" : interval);
         else if (interval != null) cmd.append(',').append(event).append('=').append(interval);
+        if (lock != null) cmd.append(",lock=").append(lock);
         cmd.append(",jfr,file=").append(state.recording);
         String warnings = lib.execute(cmd.toString(), false);
         Properties p = new Properties();
         p.setProperty("event", event);
         p.setProperty("interval", interval == null ? (sampled(event) ? "10ms" : "default") : interval);
         p.setProperty("engine", expected);
+        if (lock != null) p.setProperty("lock", lock);
         p.setProperty("startedMs", Long.toString(System.currentTimeMillis()));
         state.save(p);
         // Detaching culprit must not leave a sampler running in the target.
         Lifecycle.addShutdownHook(() -> stopQuietly(lib, state));
         ctx.println("profiler started: event " + event + ", interval " + p.getProperty("interval") + ", engine " + describe(event, expected)
+                + (lock == null ? "" : ", contended locks from " + lock + " (in the raw recording: stop --jfr FILE)")
                 + (warnings.isEmpty() ? "" : "\n" + warnings));
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("action", "start");
@@ -165,7 +179,7 @@ public final class ProfilerCommand implements Command {
     }
 
     private void stop(List<String> args, CommandContext ctx) throws Exception {
-        Flags f = Flags.parse("profiler stop", args, "--format", "--file").atMostPositional(0);
+        Flags f = Flags.parse("profiler stop", args, "--format", "--file", "--jfr").atMostPositional(0);
         String format = f.value("--format") == null ? "html" : f.value("--format");
         if (!FORMATS.contains(format)) throw new CommandException("profiler: unknown format '" + format + "', expected html, collapsed, jfr or pprof");
         AsyncProfilerLib lib = AsyncProfilerLib.locate();
@@ -174,8 +188,17 @@ public final class ProfilerCommand implements Command {
         Path out = f.value("--file") != null ? Paths.get(f.value("--file")).toAbsolutePath() : defaultFile(lib, format);
         Properties p = state.load();
         lib.execute("stop", false);
-        Profile profile = Profile.read(state.recording);
-        String event = p.getProperty("event", profile.settings.get("event"));
+        String event = p.getProperty("event");
+        Profile profile = Profile.read(state.recording, event == null ? "cpu" : event);
+        if (event == null && profile.settings.get("event") != null) { // the session's properties are gone: trust the recording
+            event = profile.settings.get("event");
+            profile = Profile.read(state.recording, event);
+        }
+        if (f.value("--jfr") != null) {
+            Path raw = Paths.get(f.value("--jfr")).toAbsolutePath();
+            Files.createDirectories(raw.getParent());
+            Files.copy(state.recording, raw, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
         // The recording's engine setting names the CPU/wall sampler; alloc and lock run their own tracers.
         String engine = sampled(event) && profile.engine() != null ? profile.engine() : p.getProperty("engine", String.valueOf(event));
         Files.createDirectories(out.getParent());

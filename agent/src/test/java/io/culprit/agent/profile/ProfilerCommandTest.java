@@ -162,8 +162,70 @@ class ProfilerCommandTest {
         assertThat(Files.size(dir.resolve("last.jfr"))).isGreaterThan(0);
     }
 
+    /**
+     * --lock beside a CPU profile: the raw recording holds parks on the contended ReentrantLock and
+     * none of an idle pool worker's waits for work (a condition), which JFR's park event records
+     * alike; the CPU flame graph stays CPU samples only.
+     */
+    @Test
+    void lockTracerBesideCpuKeepsLockParksAndLeavesIdleWorkersOut(@TempDir Path dir) throws Exception {
+        java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        java.util.concurrent.ExecutorService idle = java.util.concurrent.Executors.newFixedThreadPool(1);
+        java.util.concurrent.atomic.AtomicBoolean run = new java.util.concurrent.atomic.AtomicBoolean(true);
+        List<Thread> contenders = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Thread t = new Thread(() -> {
+                while (run.get()) {
+                    lock.lock();
+                    try {
+                        java.util.concurrent.locks.LockSupport.parkNanos(2_000_000); // hold it 2 ms
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            }, "contender-" + i);
+            t.setDaemon(true);
+            t.start();
+            contenders.add(t);
+        }
+        Path raw = dir.resolve("raw.jfr");
+        Path out = dir.resolve("cpu.collapsed");
+        TestContext stop = new TestContext();
+        try (CpuBurner b = new CpuBurner()) {
+            idle.submit(() -> { }).get(); // the worker now waits for its next task on the queue's condition
+            cmd.run(List.of("start", "--event", "ctimer", "--interval", "10ms", "--lock", "1ms"), new TestContext());
+            for (int i = 0; i < 20; i++) {
+                Thread.sleep(50);
+                idle.submit(() -> { }).get(); // 50 ms waits for work: longer than the lock's threshold
+            }
+            cmd.run(List.of("stop", "--format", "collapsed", "--file", out.toString(), "--jfr", raw.toString()), stop);
+        } finally {
+            run.set(false);
+            idle.shutdownNow();
+            for (Thread t : contenders) t.join(1000);
+        }
+        Map<String, Long> parks = new HashMap<>();
+        long cpuSamples = 0;
+        try (jdk.jfr.consumer.RecordingFile f = new jdk.jfr.consumer.RecordingFile(raw)) {
+            while (f.hasMoreEvents()) {
+                jdk.jfr.consumer.RecordedEvent e = f.readEvent();
+                String type = e.getEventType().getName();
+                if (type.equals("jdk.ThreadPark")) parks.merge(e.getClass("parkedClass").getName(), 1L, Long::sum);
+                if (type.equals("jdk.ExecutionSample")) cpuSamples++;
+            }
+        }
+        assertThat(parks).as("parks by class").containsKey("java.util.concurrent.locks.ReentrantLock$NonfairSync");
+        assertThat(parks.keySet()).as("parks by class").noneMatch(c -> c.contains("ConditionObject"));
+        long collapsed = Files.readAllLines(out).stream().mapToLong(l -> Long.parseLong(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        assertThat(collapsed).as("the flame graph counts CPU samples, not lock events").isLessThanOrEqualTo(cpuSamples).isGreaterThan(0);
+    }
+
     @Test
     void badInputIsOneLineAndChangesNothing() throws Exception {
+        assertThatThrownBy(() -> cmd.run(List.of("start", "--event", "lock", "--lock", "1ms"), new TestContext()))
+                .isInstanceOf(CommandException.class).hasMessageContaining("--lock goes with a sampled event");
+        assertThatThrownBy(() -> cmd.run(List.of("start", "--event", "ctimer", "--lock", "soon"), new TestContext()))
+                .isInstanceOf(CommandException.class).hasMessageContaining("bad --lock 'soon'");
         assertThatThrownBy(() -> cmd.run(List.of("start", "--event", "cycles"), new TestContext()))
                 .isInstanceOf(CommandException.class).hasMessageContaining("unknown event 'cycles'");
         assertThatThrownBy(() -> cmd.run(List.of("start", "--interval", "fast"), new TestContext()))
