@@ -19,6 +19,8 @@ public final class SerializationCpuRule implements Rule {
     /** A fifth of CPU in (de)serialization: payloads too large or mapped too often. */
     static final double SHARE_WARN = 0.2;
     static final double SHARE_CRITICAL = 0.4;
+    /** Fewer samples than this in JFR's hotspot table cannot carry a share. */
+    static final long MIN_SAMPLES = 20;
     private static final String[] SERIALIZERS = {
         "com.fasterxml.jackson.", "com.google.gson.", "java.io.ObjectOutputStream", "java.io.ObjectInputStream",
         "javax.xml.bind.", "jakarta.xml.bind.", "com.sun.xml.", "com.google.protobuf.", "org.yaml.snakeyaml.",
@@ -46,10 +48,20 @@ public final class SerializationCpuRule implements Rule {
             if (f == null || !isSerialization(f)) continue;
             if (top < 0 || t.number(i, "totalShare") > t.number(top, "totalShare")) top = i;
         }
+        // JFR's execution samples (the table) come every 20 ms, and only from threads running Java
+        // at that instant: a lightly loaded service gives a handful, and one sample in a serializer
+        // read as 100 %. The table's share counts only with enough samples behind it.
+        Object n = t.meta().get("samples");
+        long tableSamples = n instanceof Number ? ((Number) n).longValue() : Long.MAX_VALUE;
+        if (!ev.hasCpuProfile() && tableSamples < MIN_SAMPLES) {
+            return finding(Severity.OK).evidence("tables/cpu-hotspots").number(Long.toString(tableSamples), "tables/cpu-hotspots")
+                    .summary("only " + tableSamples + " CPU sample" + (tableSamples == 1 ? "" : "s") + ": too few to weigh serialization.").build();
+        }
         // The whole-stack share from the profile: nested serializer frames count once per sample.
         double profiled = top < 0 ? 0 : zero(ev.cpuShare(SerializationCpuRule::isSerialization));
-        double share = top < 0 ? 0 : Math.max(t.number(top, "totalShare"), profiled);
-        String shareRef = top < 0 ? "tables/cpu-hotspots" : profiled > t.number(top, "totalShare") ? ev.cpuRef() : "tables/cpu-hotspots#" + top;
+        double tableShare = top < 0 || tableSamples < MIN_SAMPLES ? 0 : t.number(top, "totalShare");
+        double share = top < 0 ? 0 : Math.max(tableShare, profiled);
+        String shareRef = top < 0 ? "tables/cpu-hotspots" : profiled >= tableShare ? ev.cpuRef() : "tables/cpu-hotspots#" + top;
         Finding.Builder b = finding(Severity.OK).evidence("tables/cpu-hotspots").number(Fmt.pct(share), shareRef);
         if (!(share >= SHARE_WARN)) {
             return b.summary("serialization frames in " + Fmt.pct(share) + " of CPU samples"

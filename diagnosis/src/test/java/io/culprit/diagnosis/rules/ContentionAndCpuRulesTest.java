@@ -252,6 +252,20 @@ class ContentionAndCpuRulesTest {
     }
 
     @Test
+    void oneExecutionSampleInASerializerIsNotAVerdict() {
+        // A lightly loaded service (the idle-resource-scan scenario: 9 requests in 12 s) gave JFR one
+        // execution sample, in UTF8JsonGenerator.flush, and serialization-cpu read it as 100 % of CPU.
+        var ev = CaseBuilder.in(dir, 10, 2).tableWithMeta("cpu-hotspots", java.util.Map.of("samples", 1),
+                row("frame", "com.fasterxml.jackson.core.json.UTF8JsonGenerator.flush", "selfShare", 1.0, "totalShare", 1.0)).evidence();
+        Finding f = new SerializationCpuRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).isEqualTo("only 1 CPU sample: too few to weigh serialization.");
+        var enough = CaseBuilder.in(dir.resolve("enough"), 10, 2).tableWithMeta("cpu-hotspots", java.util.Map.of("samples", 40),
+                row("frame", "com.fasterxml.jackson.core.json.UTF8JsonGenerator.flush", "selfShare", 0.5, "totalShare", 0.5)).evidence();
+        assertThat(new SerializationCpuRule().evaluate(enough).severity()).isEqualTo(Severity.CRITICAL);
+    }
+
+    @Test
     void serializationCountsLibraryFramesButNotTheirConstructors() {
         var ev = CaseBuilder.in(dir, 10, 2).table("cpu-hotspots",
                 row("frame", "com.fasterxml.jackson.databind.ObjectMapper.<init>", "selfShare", 0.01, "totalShare", 0.6),
