@@ -47,12 +47,13 @@ public final class Evidence {
     /**
      * Share of CPU samples with a frame accepted by {@code frame} anywhere on the stack: from the
      * collapsed cpu profile when the case has one, else the largest total share among the
-     * {@code cpu-hotspots} rows (which list only the hottest methods); NaN with neither.
+     * {@code cpu-hotspots} rows (which list only the hottest methods); NaN with neither, and NaN
+     * when the table has fewer than {@link #MIN_HOTSPOT_SAMPLES} samples behind it.
      */
     public double cpuShare(Predicate<String> frame) {
         if (cpuProfile().isPresent()) return cpuProfile.get().share(frame);
         Optional<Table> hs = rows("cpu-hotspots");
-        if (hs.isEmpty()) return Double.NaN;
+        if (hs.isEmpty() || hotspotSamples() < MIN_HOTSPOT_SAMPLES) return Double.NaN;
         double best = 0;
         Table t = hs.get();
         for (int i = 0; i < t.rows().size(); i++) {
@@ -60,6 +61,22 @@ public final class Evidence {
             if (f != null && frame.test(f) && t.number(i, "totalShare") > best) best = t.number(i, "totalShare");
         }
         return best;
+    }
+
+    /**
+     * JFR's execution samples (the {@code cpu-hotspots} table) come every 20 ms and only from
+     * threads running Java at that instant: a lightly loaded service gives a handful, and one
+     * sample in a serializer read as 100 % of CPU (idle-resource-scan in CI). Fewer than this
+     * carry no share.
+     */
+    public static final long MIN_HOTSPOT_SAMPLES = 20;
+
+    /** The samples behind the {@code cpu-hotspots} table; MAX_VALUE when it does not say, 0 without the table. */
+    public long hotspotSamples() {
+        Optional<Table> hs = table("cpu-hotspots");
+        if (hs.isEmpty()) return 0;
+        Object n = hs.get().meta().get("samples");
+        return n instanceof Number ? ((Number) n).longValue() : Long.MAX_VALUE;
     }
 
     /** The application frame that calls into the accepted frames most (see {@link CpuProfile#topCaller}); null without a profile. */

@@ -19,8 +19,6 @@ public final class SerializationCpuRule implements Rule {
     /** A fifth of CPU in (de)serialization: payloads too large or mapped too often. */
     static final double SHARE_WARN = 0.2;
     static final double SHARE_CRITICAL = 0.4;
-    /** Fewer samples than this in JFR's hotspot table cannot carry a share. */
-    static final long MIN_SAMPLES = 20;
     private static final String[] SERIALIZERS = {
         "com.fasterxml.jackson.", "com.google.gson.", "java.io.ObjectOutputStream", "java.io.ObjectInputStream",
         "javax.xml.bind.", "jakarta.xml.bind.", "com.sun.xml.", "com.google.protobuf.", "org.yaml.snakeyaml.",
@@ -48,18 +46,15 @@ public final class SerializationCpuRule implements Rule {
             if (f == null || !isSerialization(f)) continue;
             if (top < 0 || t.number(i, "totalShare") > t.number(top, "totalShare")) top = i;
         }
-        // JFR's execution samples (the table) come every 20 ms, and only from threads running Java
-        // at that instant: a lightly loaded service gives a handful, and one sample in a serializer
-        // read as 100 %. The table's share counts only with enough samples behind it.
-        Object n = t.meta().get("samples");
-        long tableSamples = n instanceof Number ? ((Number) n).longValue() : Long.MAX_VALUE;
-        if (!ev.hasCpuProfile() && tableSamples < MIN_SAMPLES) {
+        // The table's share counts only with enough samples behind it (Evidence.MIN_HOTSPOT_SAMPLES).
+        long tableSamples = ev.hotspotSamples();
+        if (!ev.hasCpuProfile() && tableSamples < Evidence.MIN_HOTSPOT_SAMPLES) {
             return finding(Severity.OK).evidence("tables/cpu-hotspots").number(Long.toString(tableSamples), "tables/cpu-hotspots")
                     .summary("only " + tableSamples + " CPU sample" + (tableSamples == 1 ? "" : "s") + ": too few to weigh serialization.").build();
         }
         // The whole-stack share from the profile: nested serializer frames count once per sample.
         double profiled = top < 0 ? 0 : zero(ev.cpuShare(SerializationCpuRule::isSerialization));
-        double tableShare = top < 0 || tableSamples < MIN_SAMPLES ? 0 : t.number(top, "totalShare");
+        double tableShare = top < 0 || tableSamples < Evidence.MIN_HOTSPOT_SAMPLES ? 0 : t.number(top, "totalShare");
         double share = top < 0 ? 0 : Math.max(tableShare, profiled);
         String shareRef = top < 0 ? "tables/cpu-hotspots" : profiled >= tableShare ? ev.cpuRef() : "tables/cpu-hotspots#" + top;
         Finding.Builder b = finding(Severity.OK).evidence("tables/cpu-hotspots").number(Fmt.pct(share), shareRef);

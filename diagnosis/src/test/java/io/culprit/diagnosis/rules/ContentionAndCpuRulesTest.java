@@ -263,6 +263,11 @@ class ContentionAndCpuRulesTest {
         var enough = CaseBuilder.in(dir.resolve("enough"), 10, 2).tableWithMeta("cpu-hotspots", java.util.Map.of("samples", 40),
                 row("frame", "com.fasterxml.jackson.core.json.UTF8JsonGenerator.flush", "selfShare", 0.5, "totalShare", 0.5)).evidence();
         assertThat(new SerializationCpuRule().evaluate(enough).severity()).isEqualTo(Severity.CRITICAL);
+        // The same guard holds for every rule that reads a CPU share from the table: logging, too.
+        var logged = CaseBuilder.in(dir.resolve("logged"), 10, 2).tableWithMeta("cpu-hotspots", java.util.Map.of("samples", 2),
+                row("frame", "ch.qos.logback.core.OutputStreamAppender.subAppend", "selfShare", 1.0, "totalShare", 1.0)).evidence();
+        assertThat(logged.cpuShare(frame -> frame.startsWith("ch.qos.logback."))).isNaN();
+        assertThat(new LoggingPressureRule().evaluate(logged).severity()).isEqualTo(Severity.OK);
     }
 
     @Test
