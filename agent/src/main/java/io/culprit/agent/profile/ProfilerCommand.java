@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.text.SimpleDateFormat;
 import java.util.ArrayList;
 import java.util.Date;
@@ -194,22 +195,24 @@ public final class ProfilerCommand implements Command {
             event = profile.settings.get("event");
             profile = Profile.read(state.recording, event);
         }
-        if (f.value("--jfr") != null) {
-            Path raw = Paths.get(f.value("--jfr")).toAbsolutePath();
-            Files.createDirectories(raw.getParent());
-            Files.copy(state.recording, raw, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        }
+        if (f.value("--jfr") != null) copy(state.recording, Paths.get(f.value("--jfr")).toAbsolutePath());
         // The recording's engine setting names the CPU/wall sampler; alloc and lock run their own tracers.
         String engine = sampled(event) && profile.engine() != null ? profile.engine() : p.getProperty("engine", String.valueOf(event));
         Files.createDirectories(out.getParent());
         switch (format) {
-            case "jfr": Files.copy(state.recording, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING); break;
+            case "jfr": copy(state.recording, out); break;
             case "collapsed": profile.writeCollapsed(out); break;
             case "pprof": writePprof(state.recording, event, out); break;
             default: FlameGraphHtml.write(profile.collapsed, event + " profile, engine " + engine + ", " + profile.samples + " samples", out);
         }
         state.clear();
         report(ctx, event, engine, profile, format, out);
+    }
+
+    /** The raw recording, as --format jfr and --jfr keep it. */
+    private static void copy(Path recording, Path to) throws IOException {
+        Files.createDirectories(to.getParent());
+        Files.copy(recording, to, StandardCopyOption.REPLACE_EXISTING);
     }
 
     /**

@@ -6,10 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.culprit.agent.command.CommandException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -169,16 +177,16 @@ class ProfilerCommandTest {
      */
     @Test
     void lockTracerBesideCpuKeepsLockParksAndLeavesIdleWorkersOut(@TempDir Path dir) throws Exception {
-        java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
-        java.util.concurrent.ExecutorService idle = java.util.concurrent.Executors.newFixedThreadPool(1);
-        java.util.concurrent.atomic.AtomicBoolean run = new java.util.concurrent.atomic.AtomicBoolean(true);
-        List<Thread> contenders = new java.util.ArrayList<>();
+        ReentrantLock lock = new ReentrantLock();
+        ExecutorService idle = Executors.newFixedThreadPool(1);
+        AtomicBoolean run = new AtomicBoolean(true);
+        List<Thread> contenders = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             Thread t = new Thread(() -> {
                 while (run.get()) {
                     lock.lock();
                     try {
-                        java.util.concurrent.locks.LockSupport.parkNanos(2_000_000); // hold it 2 ms
+                        LockSupport.parkNanos(2_000_000); // hold it 2 ms
                     } finally {
                         lock.unlock();
                     }
@@ -206,9 +214,9 @@ class ProfilerCommandTest {
         }
         Map<String, Long> parks = new HashMap<>();
         long cpuSamples = 0;
-        try (jdk.jfr.consumer.RecordingFile f = new jdk.jfr.consumer.RecordingFile(raw)) {
+        try (RecordingFile f = new RecordingFile(raw)) {
             while (f.hasMoreEvents()) {
-                jdk.jfr.consumer.RecordedEvent e = f.readEvent();
+                RecordedEvent e = f.readEvent();
                 String type = e.getEventType().getName();
                 if (type.equals("jdk.ThreadPark")) parks.merge(e.getClass("parkedClass").getName(), 1L, Long::sum);
                 if (type.equals("jdk.ExecutionSample")) cpuSamples++;
