@@ -41,6 +41,21 @@ public final class CulpritSettings {
     }
 
     /**
+     * {@code settings} with lock parks taken from the agent's park tracer ({@link ParkEvent})
+     * instead of JFR's {@code jdk.ThreadPark}: the same parks, without the idle waits for work
+     * that JFR records too. Only for a JVM where the tracer is woven.
+     */
+    public static Map<String, String> withTracedParks(Map<String, String> settings) {
+        Map<String, String> out = new HashMap<>(settings);
+        out.put("jdk.ThreadPark#enabled", "false");
+        out.put(ParkEvent.NAME + "#enabled", "true");
+        out.put(ParkEvent.NAME + "#stackTrace", "true");
+        // Committed once the wait is over, with no JFR duration: the tracer applies the threshold.
+        out.put(ParkEvent.NAME + "#threshold", "0 ns");
+        return out;
+    }
+
+    /**
      * culprit's settings for just these events (a command that needs exceptions only should not
      * pay for execution samples), plus {@code jdk.ExceptionStatistics} every second: a periodic
      * event that moves a live stream's clock forward even when nothing else happens.

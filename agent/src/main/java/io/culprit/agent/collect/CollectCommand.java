@@ -5,8 +5,10 @@ import io.culprit.agent.command.Command;
 import io.culprit.agent.command.CommandContext;
 import io.culprit.agent.command.CommandException;
 import io.culprit.agent.command.Flags;
+import io.culprit.agent.probe.ParkTracer;
 import io.culprit.agent.probe.ProbeEvidence;
 import io.culprit.agent.probe.Probes;
+import io.culprit.jfr.CulpritSettings;
 import io.culprit.jfr.LiveJfr;
 import io.culprit.model.CaseFile;
 import java.nio.file.Path;
@@ -32,12 +34,20 @@ public final class CollectCommand implements Command {
     /** What one collection runs: the JFR stream (null with --no-jfr) and whether probes are on. */
     private static final class Collection {
         final LiveJfr live;
+        final ParkTracer.Lease parks;
         final boolean probes;
         final long startMs = System.currentTimeMillis();
 
-        Collection(LiveJfr live, boolean probes) {
+        Collection(LiveJfr live, ParkTracer.Lease parks, boolean probes) {
             this.live = live;
+            this.parks = parks;
             this.probes = probes;
+        }
+
+        /** Ends the stream and, after it, the park tracer's lease. */
+        void close() {
+            if (live != null) live.close();
+            if (parks != null) parks.close();
         }
     }
     private static final long STOP_TIMEOUT_MS = 5_000;
@@ -124,26 +134,33 @@ public final class CollectCommand implements Command {
             Probes.stop();
         }
         LiveJfr live = null;
+        ParkTracer.Lease parks = null;
         if (withJfr) {
+            parks = ParkTracer.lease(ctx.instrumentation());
             try {
-                live = LiveJfr.start();
+                live = LiveJfr.start(parks.traced() ? CulpritSettings.withTracedParks(CulpritSettings.settings())
+                        : CulpritSettings.settings());
             } catch (IllegalStateException e) {
+                parks.close();
                 Probes.stop();
                 throw new CommandException("collect: " + e.getMessage());
             }
         }
-        if (!CURRENT.compareAndSet(null, new Collection(live, withProbes))) {
-            if (live != null) live.close();
+        Collection started = new Collection(live, parks, withProbes);
+        if (!CURRENT.compareAndSet(null, started)) {
+            started.close();
             throw new CommandException("collect: a collection is already running (collect stop first)");
         }
         Lifecycle.addShutdownHook(() -> {
             Collection c = CURRENT.getAndSet(null);
-            if (c != null && c.live != null) c.live.close();
+            if (c != null) c.close();
         });
         int woven = probes == null ? 0 : probes.wovenCount();
-        emit(ctx, "collecting: " + (live == null ? "" : "JFR stream with culprit's settings")
+        boolean traced = parks != null && parks.traced();
+        emit(ctx, "collecting: " + (live == null ? "" : "JFR stream with culprit's settings (lock parks from "
+                        + (traced ? "culprit's park tracer" : "JFR's jdk.ThreadPark") + ")")
                         + (probes == null ? "" : (live == null ? "" : ", ") + "framework probes on " + woven + " method(s)"),
-                Map.of("collecting", true, "probes", woven, "jfr", live != null));
+                Map.of("collecting", true, "probes", woven, "jfr", live != null, "parkTracer", traced));
     }
 
     private static void stop(Flags f, CommandContext ctx) throws Exception {
@@ -157,6 +174,7 @@ public final class CollectCommand implements Command {
         Probes probes = c.probes ? Probes.stop() : null;
         LiveJfr live = c.live;
         if (live != null) live.stop(STOP_TIMEOUT_MS);
+        if (c.parks != null) c.parks.close();
         CaseFile caseFile = CaseFile.create(caseDir);
         if (live != null) live.writeTo(caseFile, requests);
         // After JFR's evidence: the probes' server-side series and tables are the more direct ones.

@@ -6,6 +6,7 @@ import io.culprit.agent.command.CommandContext;
 import io.culprit.agent.command.CommandException;
 import io.culprit.agent.command.Flags;
 import io.culprit.agent.command.Format;
+import io.culprit.agent.probe.ParkTracer;
 import io.culprit.jfr.CulpritSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
 import jdk.jfr.RecordingState;
@@ -28,6 +30,8 @@ import jdk.jfr.RecordingState;
  */
 public final class JfrCommand implements Command {
     static final String NAME = "culprit";
+    /** The park tracer's lease held by the running recording of this agent, if it started one. */
+    private static final AtomicReference<ParkTracer.Lease> PARKS = new AtomicReference<>();
 
     @Override
     public String name() {
@@ -63,14 +67,27 @@ public final class JfrCommand implements Command {
             case "start":
                 if (current.isPresent()) throw new CommandException("jfr: a culprit recording is already running (jfr stop first)");
                 if (f.has("--file")) throw new CommandException("jfr start: --file belongs to dump and stop");
-                Recording r = new Recording(CulpritSettings.configuration());
-                r.setName(NAME);
-                r.setToDisk(true);
-                r.start();
+                ParkTracer.Lease parks = ParkTracer.lease(ctx.instrumentation());
+                Recording r;
+                try {
+                    r = new Recording(parks.traced() ? CulpritSettings.withTracedParks(CulpritSettings.settings())
+                            : CulpritSettings.settings());
+                    r.setName(NAME);
+                    r.setToDisk(true);
+                    r.start();
+                } catch (RuntimeException e) {
+                    parks.close();
+                    throw e;
+                }
+                PARKS.set(parks);
                 // Detaching culprit ends its recording: nothing of ours keeps running in the target.
-                Lifecycle.addShutdownHook(() -> current().ifPresent(Recording::close));
-                ctx.println("jfr recording " + r.getId() + " started with culprit settings (" + r.getSettings().size() + " settings)");
-                ctx.data(Map.of("action", "start", "id", r.getId()));
+                Lifecycle.addShutdownHook(() -> {
+                    current().ifPresent(Recording::close);
+                    releaseParks();
+                });
+                ctx.println("jfr recording " + r.getId() + " started with culprit settings (" + r.getSettings().size() + " settings; lock parks from "
+                        + (parks.traced() ? "culprit's park tracer" : "JFR's jdk.ThreadPark") + ")");
+                ctx.data(Map.of("action", "start", "id", r.getId(), "parkTracer", parks.traced()));
                 break;
             case "dump":
             case "stop":
@@ -79,7 +96,10 @@ public final class JfrCommand implements Command {
                 Files.createDirectories(out.getParent());
                 if (action.equals("stop")) rec.stop();
                 rec.dump(out);
-                if (action.equals("stop")) rec.close();
+                if (action.equals("stop")) {
+                    rec.close();
+                    releaseParks();
+                }
                 ctx.println("jfr recording " + (action.equals("stop") ? "stopped" : "dumped") + ": " + out + " (" + Format.bytes(Files.size(out))
                         + ")\n  read it with: culprit analyze " + out);
                 Map<String, Object> data = new LinkedHashMap<>();
@@ -96,6 +116,11 @@ public final class JfrCommand implements Command {
             default:
                 throw new CommandException("jfr: unknown action '" + action + "', expected start, stop, dump or status");
         }
+    }
+
+    private static void releaseParks() {
+        ParkTracer.Lease parks = PARKS.getAndSet(null);
+        if (parks != null) parks.close();
     }
 
     static Optional<Recording> current() {

@@ -1,5 +1,6 @@
 package io.culprit.jfr.collect;
 
+import io.culprit.jfr.ParkEvent;
 import io.culprit.model.Table;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,7 +47,7 @@ public final class DbWaitCollector implements EventCollector {
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.SocketRead", "jdk.JavaMonitorWait", "jdk.ThreadPark", "jdk.JavaMonitorEnter");
+        return Set.of("jdk.SocketRead", "jdk.JavaMonitorWait", "jdk.ThreadPark", ParkEvent.NAME, "jdk.JavaMonitorEnter");
     }
 
     @Override
@@ -63,7 +64,7 @@ public final class DbWaitCollector implements EventCollector {
         String key = caller + ' ' + method;
         Row r = rows.computeIfAbsent(key, k -> new Row(k.substring(0, k.lastIndexOf(' ')), method));
         r.events++;
-        r.waitMs += EventCollector.ms(e.getDuration());
+        r.waitMs += EventCollector.ms(EventCollector.waited(e));
         r.kinds.computeIfAbsent(kind(e.getEventType().getName()), k -> new long[1])[0]++;
         r.stacks.add(stack);
         if (r.lockFrame == null) r.lockFrame = lockFrame(stack, exec);
@@ -106,7 +107,8 @@ public final class DbWaitCollector implements EventCollector {
         switch (event) {
             case "jdk.SocketRead": return "socket";
             case "jdk.JavaMonitorWait": return "monitor-wait";
-            case "jdk.ThreadPark": return "park";
+            case "jdk.ThreadPark":
+            case ParkEvent.NAME: return "park";
             default: return "monitor";
         }
     }

@@ -1,5 +1,6 @@
 package io.culprit.jfr.collect;
 
+import io.culprit.jfr.ParkEvent;
 import io.culprit.model.Series;
 import io.culprit.model.Table;
 import java.util.List;
@@ -26,6 +27,19 @@ public interface EventCollector {
 
     static double ms(java.time.Duration d) {
         return d == null ? 0 : d.toNanos() / 1e6;
+    }
+
+    /**
+     * How long the event's thread waited: JFR's duration, or for the park tracer's event (committed
+     * once the wait is over, see {@code ParkEvent}) its {@code waited} field.
+     */
+    static java.time.Duration waited(RecordedEvent e) {
+        return e.getEventType().getName().equals(ParkEvent.NAME) ? java.time.Duration.ofNanos(e.getLong("waited")) : e.getDuration();
+    }
+
+    /** When the wait began: the event's start, or for the park tracer's event its end less the wait. */
+    static java.time.Instant waitStart(RecordedEvent e) {
+        return e.getEventType().getName().equals(ParkEvent.NAME) ? e.getEndTime().minus(waited(e)) : e.getStartTime();
     }
 
     static long epochMs(RecordedEvent e) {

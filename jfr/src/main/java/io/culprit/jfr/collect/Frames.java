@@ -48,12 +48,28 @@ public final class Frames {
     }
 
     private static List<String> format(RecordedStackTrace st) {
+        List<RecordedFrame> frames = st.getFrames();
         List<String> out = new ArrayList<>();
-        for (RecordedFrame f : st.getFrames()) {
+        for (int i = tracerFrames(frames); i < frames.size(); i++) {
             if (out.size() == MAX_FRAMES) break;
-            out.add(format(f));
+            out.add(format(frames.get(i)));
         }
         return out;
+    }
+
+    /**
+     * How many top frames are the agent's park tracer (its listener, the dispatcher, the Bridge)
+     * above the {@code LockSupport} method it is woven into: the park tracer's event commits from
+     * there, and its stack starts at the park as JFR's own park event does. 0 for every other stack.
+     */
+    static int tracerFrames(List<RecordedFrame> frames) {
+        for (int i = 0; i < frames.size() && i < 8; i++) {
+            RecordedMethod m = frames.get(i).getMethod();
+            String type = m == null ? "" : m.getType().getName();
+            if (type.equals("java.util.concurrent.locks.LockSupport")) return i;
+            if (!type.startsWith("io.culprit.agent.") && !type.startsWith("io.culprit.bootstrap.")) return 0;
+        }
+        return 0;
     }
 
     /** The JDK's own code: never the answer to "which of your methods did this". */

@@ -1,5 +1,6 @@
 package io.culprit.jfr.collect;
 
+import io.culprit.jfr.ParkEvent;
 import io.culprit.model.Table;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,6 +24,8 @@ import jdk.jfr.consumer.RecordedThread;
  *
  * <p>Parks whose blocker is a condition (idle pool threads in {@code queue.take()}) are waits for
  * work, not contention, and are left out: only lock-like blockers (…Lock, …Sync, Semaphore) count.
+ * Parks come from JFR's {@code jdk.ThreadPark} or, where the agent's park tracer runs, from its
+ * {@link ParkEvent}, which holds only those blockers.
  */
 public final class LockCollector implements EventCollector {
     /** Bounds memory on long live streams; the table is a ranking, so a sample of this size suffices. */
@@ -61,7 +64,7 @@ public final class LockCollector implements EventCollector {
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.JavaMonitorEnter", "jdk.ThreadPark", "jdk.ExecutionSample", "jdk.ThreadSleep",
+        return Set.of("jdk.JavaMonitorEnter", "jdk.ThreadPark", ParkEvent.NAME, "jdk.ExecutionSample", "jdk.ThreadSleep",
                 "jdk.JavaMonitorWait", "jdk.SocketRead", "jdk.SocketWrite", "jdk.FileRead", "jdk.FileWrite");
     }
 
@@ -72,7 +75,7 @@ public final class LockCollector implements EventCollector {
         RecordedThread thread = name.equals("jdk.ExecutionSample") ? e.getThread("sampledThread") : e.getThread();
         if (thread != null && !stack.isEmpty() && activities < MAX_ACTIVITIES) {
             activity.computeIfAbsent(thread.getJavaThreadId(), k -> new ArrayList<>())
-                    .add(new Activity(us(e.getStartTime()), us(e.getEndTime()), stack));
+                    .add(new Activity(us(EventCollector.waitStart(e)), us(e.getEndTime()), stack));
             activities++;
         }
         if (name.equals("jdk.JavaMonitorEnter")) {
@@ -87,13 +90,17 @@ public final class LockCollector implements EventCollector {
                     g.intervals.add(new long[] {owner.getJavaThreadId(), us(e.getStartTime()), us(e.getEndTime())});
                 }
             }
-        } else if (name.equals("jdk.ThreadPark")) {
+        } else if (name.equals("jdk.ThreadPark") || name.equals(ParkEvent.NAME)) {
             RecordedClass c = e.getValue("parkedClass");
             if (c != null && isLock(c.getName())) record(group(c.getName(), "park"), e, stack);
         }
     }
 
-    static boolean isLock(String cls) {
+    /**
+     * Whether a park on an instance of {@code cls} is contention: the same test decides what the
+     * agent's park tracer records, so its events and this table agree.
+     */
+    public static boolean isLock(String cls) {
         if (cls.contains("ConditionObject")) return false;
         return cls.contains("Lock") || cls.endsWith("Sync") || cls.contains("Semaphore");
     }
@@ -104,7 +111,7 @@ public final class LockCollector implements EventCollector {
 
     private static void record(Group g, RecordedEvent e, List<String> stack) {
         g.events++;
-        g.blockedMs += EventCollector.ms(e.getDuration());
+        g.blockedMs += EventCollector.ms(EventCollector.waited(e));
         g.waiters.add(stack);
     }
 

@@ -1,0 +1,166 @@
+package io.culprit.agent.probe;
+
+import io.culprit.agent.Lifecycle;
+import io.culprit.agent.command.CommandException;
+import io.culprit.agent.instrument.Installation;
+import io.culprit.agent.instrument.Instrumenter;
+import io.culprit.agent.instrument.MethodTarget;
+import io.culprit.agent.instrument.Plan;
+import io.culprit.agent.instrument.TargetResolver;
+import io.culprit.agent.instrument.internal.Dispatcher;
+import io.culprit.jfr.ParkEvent;
+import io.culprit.jfr.collect.LockCollector;
+import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
+import java.util.List;
+import jdk.jfr.FlightRecorder;
+
+/**
+ * Lock parks for culprit's recordings, without JFR's {@code jdk.ThreadPark}. JFR records every
+ * park over its threshold, and on a server most parks are idle pool workers waiting for the next
+ * task: 470 a second on the overhead bench's target, 1,360 on the lab at 2,000 req/s, each an
+ * event with a stack walk in the parked thread, and the largest part of what culprit's recording
+ * costs (docs/BENCH.md). JFR cannot filter parks by what they wait on; this tracer can. It weaves
+ * {@code LockSupport}'s park methods that take a blocker and commits a {@link ParkEvent} only
+ * for a blocker the {@code locks} table counts ({@link LockCollector#isLock}: locks, semaphores,
+ * latches and other synchronizers, so the hand-off waits of seed 5's timer lock stay in) that
+ * waited at least {@link #THRESHOLD_NS}. A condition's wait (a worker in {@code queue.take()})
+ * costs one class lookup; on JDK 17+ it parks without a blocker argument and is not seen at all.
+ *
+ * <p>Shared by the recordings that need parks ({@code jfr start}, the live stream of
+ * {@code collect start}): woven on the first {@link #lease}, restored when the last lease closes,
+ * at {@code reset} (the recording then has no parks: the lease says so) and at detach.
+ */
+public final class ParkTracer {
+
+    /** culprit.jfc's threshold for {@code jdk.ThreadPark}: the timer lock's waits last 1-5 ms. */
+    static final long THRESHOLD_NS = 1_000_000L;
+    static final String LOCK_SUPPORT = "java.util.concurrent.locks.LockSupport";
+
+    private static int leases;
+    private static Installation installation;
+    private static boolean hooked;
+
+    private ParkTracer() { }
+
+    /** One recording's use of the tracer; {@link #close} ends it. */
+    public static final class Lease implements AutoCloseable {
+        private final boolean traced;
+        private boolean closed;
+
+        private Lease(boolean traced) {
+            this.traced = traced;
+        }
+
+        /**
+         * True when lock parks come as {@link ParkEvent}s (record with
+         * {@code CulpritSettings.withTracedParks}); false when the tracer could not be woven and
+         * the recording must keep {@code jdk.ThreadPark}.
+         */
+        public boolean traced() {
+            return traced && live();
+        }
+
+        @Override
+        public void close() {
+            synchronized (ParkTracer.class) {
+                if (closed) return;
+                closed = true;
+                if (traced && --leases == 0) unweave();
+            }
+        }
+    }
+
+    /** Weaves the tracer if it is not yet; never throws: a lease that is not traced is the fallback. */
+    public static synchronized Lease lease(Instrumentation inst) {
+        if (leases > 0 && live()) {
+            leases++;
+            return new Lease(true);
+        }
+        if (leases > 0) unweave();  // reset removed it under a running lease: weave afresh
+        try {
+            weave(inst);
+        } catch (CommandException | RuntimeException | LinkageError e) {
+            unweave();
+            return new Lease(false);
+        }
+        leases = 1;
+        return new Lease(true);
+    }
+
+    private static boolean live() {
+        Installation i = installation;
+        return i != null && !i.closed();
+    }
+
+    private static void weave(Instrumentation inst) throws CommandException {
+        if (!FlightRecorder.isAvailable()) throw new CommandException("no flight recorder");
+        // Registered before the weave: the first park to commit must not load or register a class.
+        FlightRecorder.register(ParkEvent.class);
+        List<Hook> hooks = List.of(new LockParks("park", "(Ljava/lang/Object;)"),
+                new LockParks("parkNanos", "(Ljava/lang/Object;J)"), new LockParks("parkUntil", "(Ljava/lang/Object;J)"));
+        Plan plan = Plan.forProbes();
+        List<Integer> ids = new ArrayList<>();
+        for (Hook h : hooks) {
+            for (MethodTarget t : TargetResolver.resolve(inst, h.className, h.method, true, false)) {
+                if (!t.type.getName().equals(h.className) || !t.method.descriptor.startsWith(h.descriptorPrefix)) continue;
+                // In-process tests without the Bridge on the boot path: JDK code could not link to it.
+                if (!Modules.seesBridge(t.type)) throw new CommandException("the Bridge is not on the boot class path");
+                Modules.letReadBridge(inst, t.type);
+                int id = Dispatcher.INSTANCE.register(h);
+                ids.add(id);
+                plan.advise(t, id, h.reads);
+            }
+        }
+        if (ids.size() != hooks.size()) throw new CommandException("LockSupport's park methods not all found");
+        installation = Instrumenter.install(inst, plan, ids);
+        if (!hooked) {
+            hooked = true;
+            Lifecycle.addShutdownHook(() -> {
+                synchronized (ParkTracer.class) {
+                    leases = 0;
+                    unweave();
+                }
+            });
+        }
+    }
+
+    private static void unweave() {
+        Installation i = installation;
+        installation = null;
+        if (i != null) i.close();
+        FlightRecorder.unregister(ParkEvent.class);
+    }
+
+    /** One of LockSupport's park methods that take a blocker. */
+    static final class LockParks extends Hook {
+        /** Per blocker class: a lock the {@code locks} table counts. Weakly held by the JDK. */
+        private static final ClassValue<Boolean> LOCKS = new ClassValue<Boolean>() {
+            @Override
+            protected Boolean computeValue(Class<?> type) {
+                return LockCollector.isLock(type.getName());
+            }
+        };
+
+        LockParks(String method, String descriptorPrefix) {
+            super(LOCK_SUPPORT, method, descriptorPrefix, Hook.TIMED | Hook.ARG0);
+        }
+
+        @Override
+        public long probeEnter(int id, Object self, Object blocker) {
+            return blocker != null && LOCKS.get(blocker.getClass()) ? System.nanoTime() : 0L;
+        }
+
+        @Override
+        public void probeExit(int id, long start, Object self, Object blocker, Object arg1, Object returned, Throwable thrown) {
+            if (start == 0L) return;
+            long waited = System.nanoTime() - start;
+            if (waited < THRESHOLD_NS) return;
+            // One small object per wait of a millisecond or more, never on a path that did not wait.
+            ParkEvent e = new ParkEvent();
+            e.parkedClass = blocker.getClass();
+            e.waited = waited;
+            e.commit();
+        }
+    }
+}
