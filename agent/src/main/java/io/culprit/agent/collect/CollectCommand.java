@@ -157,8 +157,7 @@ public final class CollectCommand implements Command {
         });
         int woven = probes == null ? 0 : probes.wovenCount();
         boolean traced = parks != null && parks.traced();
-        emit(ctx, "collecting: " + (live == null ? "" : "JFR stream with culprit's settings (lock parks from "
-                        + (traced ? "culprit's park tracer" : "JFR's jdk.ThreadPark") + ")")
+        emit(ctx, "collecting: " + (live == null ? "" : "JFR stream with culprit's settings (lock parks from " + parks.source() + ")")
                         + (probes == null ? "" : (live == null ? "" : ", ") + "framework probes on " + woven + " method(s)"),
                 Map.of("collecting", true, "probes", woven, "jfr", live != null, "parkTracer", traced));
     }

@@ -85,8 +85,8 @@ public final class JfrCommand implements Command {
                     current().ifPresent(Recording::close);
                     releaseParks();
                 });
-                ctx.println("jfr recording " + r.getId() + " started with culprit settings (" + r.getSettings().size() + " settings; lock parks from "
-                        + (parks.traced() ? "culprit's park tracer" : "JFR's jdk.ThreadPark") + ")");
+                ctx.println("jfr recording " + r.getId() + " started with culprit settings (" + r.getSettings().size()
+                        + " settings; lock parks from " + parks.source() + ")");
                 ctx.data(Map.of("action", "start", "id", r.getId(), "parkTracer", parks.traced()));
                 break;
             case "dump":
@@ -109,8 +109,10 @@ public final class JfrCommand implements Command {
                 ctx.data(data);
                 break;
             case "status":
+                ParkTracer.Lease lease = PARKS.get();
                 ctx.println(current.map(c -> "jfr recording " + c.getId() + " running since " + c.getStartTime()
-                        + ", " + Format.bytes(c.getSize()) + " so far").orElse("no culprit recording running"));
+                        + ", " + Format.bytes(c.getSize()) + " so far" + (lease == null ? "" : "; lock parks from " + lease.source()))
+                        .orElse("no culprit recording running"));
                 ctx.data(Map.of("running", current.isPresent()));
                 break;
             default:

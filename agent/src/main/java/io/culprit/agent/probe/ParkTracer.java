@@ -38,18 +38,29 @@ public final class ParkTracer {
     static final String LOCK_SUPPORT = "java.util.concurrent.locks.LockSupport";
 
     private static int leases;
+    /** Counts weaves: a lease of an earlier one (removed by reset, then woven afresh) no longer counts. */
+    private static int generation;
     private static Installation installation;
     private static boolean hooked;
+    private static boolean registered;
 
     private ParkTracer() { }
 
     /** One recording's use of the tracer; {@link #close} ends it. */
     public static final class Lease implements AutoCloseable {
         private final boolean traced;
+        private final int weave;
         private boolean closed;
 
-        private Lease(boolean traced) {
+        private Lease(boolean traced, int weave) {
             this.traced = traced;
+            this.weave = weave;
+        }
+
+        private boolean current() {
+            synchronized (ParkTracer.class) {
+                return traced && weave == generation && live();
+            }
         }
 
         /**
@@ -58,7 +69,13 @@ public final class ParkTracer {
          * the recording must keep {@code jdk.ThreadPark}.
          */
         public boolean traced() {
-            return traced && live();
+            return current();
+        }
+
+        /** Where this lease's recording gets its lock parks from, for status lines. */
+        public String source() {
+            if (!traced) return "JFR's jdk.ThreadPark";
+            return current() ? "culprit's park tracer" : "none since reset removed culprit's park tracer";
         }
 
         @Override
@@ -66,7 +83,7 @@ public final class ParkTracer {
             synchronized (ParkTracer.class) {
                 if (closed) return;
                 closed = true;
-                if (traced && --leases == 0) unweave();
+                if (traced && weave == generation && --leases == 0) unweave();
             }
         }
     }
@@ -75,17 +92,19 @@ public final class ParkTracer {
     public static synchronized Lease lease(Instrumentation inst) {
         if (leases > 0 && live()) {
             leases++;
-            return new Lease(true);
+            return new Lease(true, generation);
         }
-        if (leases > 0) unweave();  // reset removed it under a running lease: weave afresh
+        // Nothing woven, or reset removed it under running leases: those keep no parks, this one weaves afresh.
+        leases = 0;
+        unweave();
         try {
             weave(inst);
         } catch (CommandException | RuntimeException | LinkageError e) {
             unweave();
-            return new Lease(false);
+            return new Lease(false, generation);
         }
         leases = 1;
-        return new Lease(true);
+        return new Lease(true, ++generation);
     }
 
     private static boolean live() {
@@ -97,28 +116,35 @@ public final class ParkTracer {
         if (!FlightRecorder.isAvailable()) throw new CommandException("no flight recorder");
         // Registered before the weave: the first park to commit must not load or register a class.
         FlightRecorder.register(ParkEvent.class);
+        registered = true;
         List<Hook> hooks = List.of(new LockParks("park", "(Ljava/lang/Object;)"),
                 new LockParks("parkNanos", "(Ljava/lang/Object;J)"), new LockParks("parkUntil", "(Ljava/lang/Object;J)"));
         Plan plan = Plan.forProbes();
         List<Integer> ids = new ArrayList<>();
-        for (Hook h : hooks) {
-            for (MethodTarget t : TargetResolver.resolve(inst, h.className, h.method, true, false)) {
-                if (!t.type.getName().equals(h.className) || !t.method.descriptor.startsWith(h.descriptorPrefix)) continue;
-                // In-process tests without the Bridge on the boot path: JDK code could not link to it.
-                if (!Modules.seesBridge(t.type)) throw new CommandException("the Bridge is not on the boot class path");
-                Modules.letReadBridge(inst, t.type);
-                int id = Dispatcher.INSTANCE.register(h);
-                ids.add(id);
-                plan.advise(t, id, h.reads);
+        try {
+            for (Hook h : hooks) {
+                for (MethodTarget t : TargetResolver.resolve(inst, h.className, h.method, true, false)) {
+                    if (!t.type.getName().equals(h.className) || !t.method.descriptor.startsWith(h.descriptorPrefix)) continue;
+                    // In-process tests without the Bridge on the boot path: JDK code could not link to it.
+                    if (!Modules.seesBridge(t.type)) throw new CommandException("the Bridge is not on the boot class path");
+                    Modules.letReadBridge(inst, t.type);
+                    int id = Dispatcher.INSTANCE.register(h);
+                    ids.add(id);
+                    plan.advise(t, id, h.reads);
+                }
             }
+            if (ids.size() != hooks.size()) throw new CommandException("LockSupport's park methods not all found");
+            installation = Instrumenter.install(inst, plan, ids);
+        } catch (CommandException | RuntimeException e) {
+            Dispatcher.INSTANCE.unregisterAll(ids);
+            throw e;
         }
-        if (ids.size() != hooks.size()) throw new CommandException("LockSupport's park methods not all found");
-        installation = Instrumenter.install(inst, plan, ids);
         if (!hooked) {
             hooked = true;
             Lifecycle.addShutdownHook(() -> {
                 synchronized (ParkTracer.class) {
                     leases = 0;
+                    generation++;
                     unweave();
                 }
             });
@@ -129,7 +155,9 @@ public final class ParkTracer {
         Installation i = installation;
         installation = null;
         if (i != null) i.close();
-        FlightRecorder.unregister(ParkEvent.class);
+        // Registered classes are held by JFR: left registered, the event would pin the agent's loader.
+        if (registered) FlightRecorder.unregister(ParkEvent.class);
+        registered = false;
     }
 
     /** One of LockSupport's park methods that take a blocker. */

@@ -3,6 +3,7 @@ package io.culprit.agent.probe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.culprit.agent.instrument.Instrumenter;
 import io.culprit.jfr.CulpritSettings;
 import io.culprit.jfr.JfrEvidence;
 import io.culprit.jfr.JfrFiles;
@@ -85,6 +86,25 @@ class ParkTracerTest {
         int latch = rowOf(locks, CountDownLatch.class.getName() + "$Sync");
         assertThat(locks.text(latch, "waiterStack")).contains("ParkTracerTest.handOff");
         Files.deleteIfExists(jfr);
+    }
+
+    /** {@code reset} removes every weaving, the tracer's too: the lease says so, and the next lease weaves afresh. */
+    @Test
+    void resetRemovesTheTracerAndALaterLeaseWeavesItAgain() throws Exception {
+        assumeTrue(ProbeContext.BRIDGE_ON_BOOT_PATH, ProbeContext.WHY_NO_JDK);
+        List<String> original = ClassFiles.code(LockSupport.class);
+        try (ParkTracer.Lease first = ParkTracer.lease(ProbeContext.INST)) {
+            assertThat(first.source()).isEqualTo("culprit's park tracer");
+            Instrumenter.resetAll();
+            assertThat(first.traced()).isFalse();
+            assertThat(first.source()).contains("reset");
+            assertThat(ClassFiles.code(LockSupport.class)).isEqualTo(original);
+            try (ParkTracer.Lease second = ParkTracer.lease(ProbeContext.INST)) {
+                assertThat(second.traced()).isTrue();
+                assertThat(ClassFiles.code(LockSupport.class)).isNotEqualTo(original);
+            }
+        }
+        assertThat(ClassFiles.code(LockSupport.class)).isEqualTo(original);
     }
 
     private static void workload() throws Exception {
