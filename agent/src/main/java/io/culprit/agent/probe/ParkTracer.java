@@ -24,8 +24,9 @@ import jdk.jfr.FlightRecorder;
  * {@code LockSupport}'s park methods that take a blocker and commits a {@link ParkEvent} only
  * for a blocker the {@code locks} table counts ({@link LockCollector#isLock}: locks, semaphores,
  * latches and other synchronizers, so the hand-off waits of seed 5's timer lock stay in) that
- * waited at least {@link #THRESHOLD_NS}. A condition's wait (a worker in {@code queue.take()})
- * costs one class lookup; on JDK 17+ it parks without a blocker argument and is not seen at all.
+ * waited at least {@link #THRESHOLD_NS}. A timed condition wait (Tomcat's worker in
+ * {@code queue.poll(timeout)}) costs one class lookup; from JDK 17 an untimed one
+ * ({@code queue.take()}) parks without a blocker argument and is not seen at all.
  *
  * <p>Shared by the recordings that need parks ({@code jfr start}, the live stream of
  * {@code collect start}): woven on the first {@link #lease}, restored when the last lease closes,
