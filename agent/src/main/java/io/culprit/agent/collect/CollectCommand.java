@@ -8,7 +8,6 @@ import io.culprit.agent.command.Flags;
 import io.culprit.agent.probe.ParkTracer;
 import io.culprit.agent.probe.ProbeEvidence;
 import io.culprit.agent.probe.Probes;
-import io.culprit.jfr.CulpritSettings;
 import io.culprit.jfr.LiveJfr;
 import io.culprit.model.CaseFile;
 import java.nio.file.Path;
@@ -138,8 +137,7 @@ public final class CollectCommand implements Command {
         if (withJfr) {
             parks = ParkTracer.lease(ctx.instrumentation());
             try {
-                live = LiveJfr.start(parks.traced() ? CulpritSettings.withTracedParks(CulpritSettings.settings())
-                        : CulpritSettings.settings());
+                live = LiveJfr.start(parks.settings());
             } catch (IllegalStateException e) {
                 parks.close();
                 Probes.stop();

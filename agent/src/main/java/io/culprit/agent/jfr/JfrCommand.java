@@ -7,7 +7,6 @@ import io.culprit.agent.command.CommandException;
 import io.culprit.agent.command.Flags;
 import io.culprit.agent.command.Format;
 import io.culprit.agent.probe.ParkTracer;
-import io.culprit.jfr.CulpritSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -70,8 +69,7 @@ public final class JfrCommand implements Command {
                 ParkTracer.Lease parks = ParkTracer.lease(ctx.instrumentation());
                 Recording r;
                 try {
-                    r = new Recording(parks.traced() ? CulpritSettings.withTracedParks(CulpritSettings.settings())
-                            : CulpritSettings.settings());
+                    r = new Recording(parks.settings());
                     r.setName(NAME);
                     r.setToDisk(true);
                     r.start();

@@ -1,8 +1,13 @@
 package io.culprit.agent.probe;
 
+import io.culprit.agent.command.CommandException;
 import io.culprit.agent.instrument.Listener;
+import io.culprit.agent.instrument.MethodTarget;
 import io.culprit.agent.instrument.Plan;
 import io.culprit.agent.instrument.TargetResolver;
+import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One framework method a probe weaves, found by exact class name, method name and a descriptor
@@ -34,6 +39,18 @@ abstract class Hook extends Listener {
         this.descriptorPrefix = descriptorPrefix;
         this.jdk = TargetResolver.isJdk(className);
         this.reads = reads;
+    }
+
+    /**
+     * The loaded methods this hook weaves: in its class itself (generated subclasses such as
+     * HikariProxyStatement would time the same call twice) and of its overload.
+     */
+    List<MethodTarget> targets(Instrumentation inst) throws CommandException {
+        List<MethodTarget> out = new ArrayList<>();
+        for (MethodTarget t : TargetResolver.resolve(inst, className, method, jdk, method.startsWith("<"))) {
+            if (t.type.getName().equals(className) && t.method.descriptor.startsWith(descriptorPrefix)) out.add(t);
+        }
+        return out;
     }
 
     /** The start time: only hooks whose reads include ENTER are called here. */

@@ -6,13 +6,14 @@ import io.culprit.agent.instrument.Installation;
 import io.culprit.agent.instrument.Instrumenter;
 import io.culprit.agent.instrument.MethodTarget;
 import io.culprit.agent.instrument.Plan;
-import io.culprit.agent.instrument.TargetResolver;
 import io.culprit.agent.instrument.internal.Dispatcher;
+import io.culprit.jfr.CulpritSettings;
 import io.culprit.jfr.ParkEvent;
 import io.culprit.jfr.collect.LockCollector;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import jdk.jfr.FlightRecorder;
 
 /**
@@ -58,25 +59,25 @@ public final class ParkTracer {
             this.weave = weave;
         }
 
-        private boolean current() {
+        /**
+         * True while lock parks come as {@link ParkEvent}s; false when the tracer could not be
+         * woven (the recording keeps {@code jdk.ThreadPark}) or reset has removed it since.
+         */
+        public boolean traced() {
             synchronized (ParkTracer.class) {
                 return traced && weave == generation && live();
             }
         }
 
-        /**
-         * True when lock parks come as {@link ParkEvent}s (record with
-         * {@code CulpritSettings.withTracedParks}); false when the tracer could not be woven and
-         * the recording must keep {@code jdk.ThreadPark}.
-         */
-        public boolean traced() {
-            return current();
+        /** culprit's JFR settings for this lease's recording: parks from the tracer when it is woven. */
+        public Map<String, String> settings() {
+            return traced() ? CulpritSettings.withTracedParks(CulpritSettings.settings()) : CulpritSettings.settings();
         }
 
         /** Where this lease's recording gets its lock parks from, for status lines. */
         public String source() {
             if (!traced) return "JFR's jdk.ThreadPark";
-            return current() ? "culprit's park tracer" : "none since reset removed culprit's park tracer";
+            return traced() ? "culprit's park tracer" : "none since reset removed culprit's park tracer";
         }
 
         @Override
@@ -124,8 +125,7 @@ public final class ParkTracer {
         List<Integer> ids = new ArrayList<>();
         try {
             for (Hook h : hooks) {
-                for (MethodTarget t : TargetResolver.resolve(inst, h.className, h.method, true, false)) {
-                    if (!t.type.getName().equals(h.className) || !t.method.descriptor.startsWith(h.descriptorPrefix)) continue;
+                for (MethodTarget t : h.targets(inst)) {
                     // In-process tests without the Bridge on the boot path: JDK code could not link to it.
                     if (!Modules.seesBridge(t.type)) throw new CommandException("the Bridge is not on the boot class path");
                     Modules.letReadBridge(inst, t.type);

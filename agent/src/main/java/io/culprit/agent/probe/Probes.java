@@ -6,7 +6,6 @@ import io.culprit.agent.instrument.Installation;
 import io.culprit.agent.instrument.Instrumenter;
 import io.culprit.agent.instrument.MethodTarget;
 import io.culprit.agent.instrument.Plan;
-import io.culprit.agent.instrument.TargetResolver;
 import io.culprit.agent.instrument.internal.Dispatcher;
 import io.culprit.bootstrap.Bridge;
 import java.lang.instrument.Instrumentation;
@@ -110,17 +109,15 @@ public final class Probes {
         for (Hook h : hooks) {
             List<MethodTarget> targets;
             try {
-                targets = TargetResolver.resolve(inst, h.className, h.method, h.jdk, h.method.startsWith("<"));
+                targets = h.targets(inst);
             } catch (CommandException absent) {
                 hookIds.add(-1);
                 continue;  // that framework is not in this application
             }
             int id = -1;
             for (MethodTarget t : targets) {
-                // Only the declaring class: generated subclasses (HikariProxyStatement) would time the same call twice.
-                if (!t.type.getName().equals(h.className) || !t.method.descriptor.startsWith(h.descriptorPrefix)
-                        // culprit's own copy of a library (its Jackson) is not the application's
-                        || isAgentsOwn(t.type) || !Modules.seesBridge(t.type)) continue;
+                // culprit's own copy of a library (its Jackson) is not the application's
+                if (isAgentsOwn(t.type) || !Modules.seesBridge(t.type)) continue;
                 if (id < 0) {
                     if (h.jdk) Modules.letReadBridge(inst, t.type);
                     id = Dispatcher.INSTANCE.register(h);

@@ -3,6 +3,8 @@ package io.culprit.jfr.collect;
 import io.culprit.jfr.ParkEvent;
 import io.culprit.model.Series;
 import io.culprit.model.Table;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import jdk.jfr.consumer.RecordedEvent;
@@ -25,7 +27,7 @@ public interface EventCollector {
     /** Ranked tables over the same observation. */
     default List<Table> tables(Observation o) { return List.of(); }
 
-    static double ms(java.time.Duration d) {
+    static double ms(Duration d) {
         return d == null ? 0 : d.toNanos() / 1e6;
     }
 
@@ -33,12 +35,12 @@ public interface EventCollector {
      * How long the event's thread waited: JFR's duration, or for the park tracer's event (committed
      * once the wait is over, see {@code ParkEvent}) its {@code waited} field.
      */
-    static java.time.Duration waited(RecordedEvent e) {
-        return e.getEventType().getName().equals(ParkEvent.NAME) ? java.time.Duration.ofNanos(e.getLong("waited")) : e.getDuration();
+    static Duration waited(RecordedEvent e) {
+        return e.getEventType().getName().equals(ParkEvent.NAME) ? Duration.ofNanos(e.getLong("waited")) : e.getDuration();
     }
 
     /** When the wait began: the event's start, or for the park tracer's event its end less the wait. */
-    static java.time.Instant waitStart(RecordedEvent e) {
+    static Instant waitStart(RecordedEvent e) {
         return e.getEventType().getName().equals(ParkEvent.NAME) ? e.getEndTime().minus(waited(e)) : e.getStartTime();
     }
 
