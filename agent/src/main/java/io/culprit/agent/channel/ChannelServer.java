@@ -31,6 +31,9 @@ public final class ChannelServer {
     private final CommandRegistry registry;
     private final Instrumentation inst;
     private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
+    // The pool's threads, so close() can join them: a terminated pool's last worker may still be
+    // alive for a moment after awaitTermination returns, and detach promises no thread left.
+    private final Set<Thread> workers = ConcurrentHashMap.newKeySet();
     private ServerSocket serverSocket;
     private ThreadPoolExecutor pool;
     private Thread acceptThread;
@@ -57,6 +60,8 @@ public final class ChannelServer {
             Thread t = new Thread(r, "culprit-worker-" + n.incrementAndGet());
             t.setDaemon(true);
             t.setContextClassLoader(agentLoader);
+            workers.removeIf(w -> !w.isAlive()); // idle workers exit after IDLE_SECONDS
+            workers.add(t);
             return t;
         });
         acceptThread = new AcceptThread(this::acceptLoop, reattach);
@@ -120,6 +125,9 @@ public final class ChannelServer {
             }
             pool.shutdownNow();
             pool.awaitTermination(2, TimeUnit.SECONDS);
+        }
+        for (Thread w : workers) {
+            w.join(1000);
         }
         acceptThread.join(2000);
     }
