@@ -10,6 +10,7 @@ import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -31,6 +32,12 @@ public final class GcPressureRule implements Rule {
     static final double IMPACT_WINDOW_SHARE = 0.01;
     /** r ≥ 0.7: pauses explain about half the variance of the symptom or more. */
     static final double IMPACT_CORRELATION = 0.7;
+    /**
+     * One window with a pause correlates with whatever spiked in it: a coincidence, not pauses
+     * tracking a symptom (CI: the gc-pool-starvation fixed twin's only young GC, 70 ms, landed in
+     * the window of its worst P99, r = 0.73 over five windows).
+     */
+    static final int IMPACT_MIN_PAUSED_WINDOWS = 2;
     /** Pause time growing twice as fast as pause count: pauses get longer, the heap is too tight. */
     static final double GROWTH_OVER_COUNT = 2.0;
     /** Pause time must at least double between the first and last third of the run to count as growth. */
@@ -83,7 +90,9 @@ public final class GcPressureRule implements Rule {
         resizing(ev, np).ifPresent(pressure::add);
 
         Impact impact = impact(ev);
-        boolean impacts = impact.r >= IMPACT_CORRELATION && worstShare >= IMPACT_WINDOW_SHARE;
+        long pausedWindows = ev.column("gc", "pauseSumMs").map(v -> Arrays.stream(v).filter(x -> x > 0).count()).orElse(0L);
+        boolean single = pausedWindows < IMPACT_MIN_PAUSED_WINDOWS;
+        boolean impacts = impact.r >= IMPACT_CORRELATION && worstShare >= IMPACT_WINDOW_SHARE && !single;
         Numbers nAlloc = new Numbers();
         String perRequest = allocationPerRequest(ev, nAlloc);
         String site = topAllocationSite(ev, nAlloc);
@@ -95,7 +104,10 @@ public final class GcPressureRule implements Rule {
         b.severity(sev).score(impacts ? impact.r * impact.r : share);
         if (sev == Severity.OK) {
             return b.summary("GC paused " + n.tag(Fmt.pct(share), pauses) + " of wall time (worst window "
-                    + n.tag(Fmt.pct(worstShare), pauses) + ")" + (Double.isFinite(impact.r) ? ", not tracking " + impact.what(n) : "")
+                    + n.tag(Fmt.pct(worstShare), pauses) + ")"
+                    + (!Double.isFinite(impact.r) ? "" : single && impact.r >= IMPACT_CORRELATION
+                            ? ", in one window only: too few pauses to say they track " + impact.what(n)
+                            : ", not tracking " + impact.what(n))
                     + (Double.isFinite(free) ? "; heap free after GC " + n.tag(Fmt.pct(free), "series/heap#usedAfterGcMb") : "") + ".")
                     .numbers(n.refs()).build();
         }
@@ -166,7 +178,8 @@ public final class GcPressureRule implements Rule {
         double rP99 = ev.stats("requests", "p99Ms").map(s -> s.max() >= 3 * s.min() && s.max() >= TailLatencyRule.TAIL_MIN_MS).orElse(false)
                 ? ev.correlation("gc", "pauseSumMs", "requests", "p99Ms") : Double.NaN;
         if (!Double.isFinite(rPending) && !Double.isFinite(rP99)) return new Impact(Double.NaN, "", rPending, rP99, false);
-        boolean pendingFirst = !(rP99 > rPending);
+        // Either may be NaN (no pool, no tail): the other leads then.
+        boolean pendingFirst = !Double.isFinite(rP99) || rPending >= rP99;
         double best = pendingFirst ? rPending : rP99;
         double other = pendingFirst ? rP99 : rPending;
         return new Impact(best, pendingFirst ? "pools#hikariPending" : "requests#p99Ms", rPending, rP99, other >= IMPACT_CORRELATION);

@@ -45,15 +45,19 @@ public final class PoolStarvationRule implements Rule {
                     .numbers(n.refs()).build();
         }
         boolean tracksTail = r >= TAIL_CORRELATION;
-        Severity sev = pending.get().max() >= PENDING_CRITICAL && tracksTail ? Severity.CRITICAL
-                : pending.get().max() >= 1 && (acquire >= ACQUIRE_WARN_MS || tracksTail && !(acquire < ACQUIRE_MIN_MS))
+        // No thread waiting in the last third of the run: the queue belonged to the warm-up (JIT,
+        // the pool still opening connections), as tail-latency reads a tail that fades.
+        boolean fades = pending.get().lastThird() == 0;
+        Severity sev = pending.get().max() >= PENDING_CRITICAL && tracksTail && !fades ? Severity.CRITICAL
+                : pending.get().max() >= 1 && (acquire >= ACQUIRE_WARN_MS || tracksTail && !fades && !(acquire < ACQUIRE_MIN_MS))
                 ? Severity.WARN : Severity.INFO;
         return finding(sev).score(tracksTail ? r * r * 0.9 : 0.1)
                 .evidence("series/pools#hikariPending").evidence("series/pools#hikariAcquireMsMax")
                 .summary("up to " + n.tag(Fmt.num(pending.get().max()), "series/pools#hikariPending") + " threads waited for a connection"
                         + size + " (from " + n.tag(Fmt.num(pending.get().min()), "series/pools#hikariPending") + ")" + acq
                         + (Double.isFinite(r) ? "; pending " + (tracksTail ? "tracks" : "does not track")
-                        + " P99 (r = " + n.tag(String.format(Locale.ROOT, "%.2f", r), "series/requests#p99Ms") + ")" : "") + ".")
+                        + " P99 (r = " + n.tag(String.format(Locale.ROOT, "%.2f", r), "series/requests#p99Ms") + ")" : "")
+                        + (fades ? "; none waited in the last third of the run (warm-up, not a steady queue)" : "") + ".")
                 .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .culprit("connection pool")

@@ -76,6 +76,22 @@ class GcAndPoolRulesTest {
         assertThat(f.summary()).isEqualTo("GC paused 0.7 % of wall time (worst window 1.2 %).");
     }
 
+    /** CI, the gc-pool-starvation fixed twin: its one young GC (70 ms) fell in the window of its worst P99. */
+    @Test
+    void aSinglePauseInTheTailsWindowIsACoincidenceButTwoTrackIt() {
+        double[] p99 = {15, 14, 141, 11, 9, 10, 12, 11, 9, 10};
+        var one = CaseBuilder.in(dir, 10, 2).series("gc", 1000, "pauseSumMs", new double[] {0, 0, 70, 0, 0, 0, 0, 0, 0, 0})
+                .series("requests", 1000, "p99Ms", p99, "rps", flat(10, 100)).evidence();
+        Finding f = new GcPressureRule().evaluate(one);
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).contains("in one window only: too few pauses to say they track P99 latency (r = 1.00)");
+
+        var two = CaseBuilder.in(dir, 10, 2).series("gc", 1000, "pauseSumMs", new double[] {0, 0, 70, 0, 0, 0, 0, 70, 0, 0})
+                .series("requests", 1000, "p99Ms", new double[] {15, 14, 141, 11, 9, 10, 12, 150, 9, 10}, "rps", flat(10, 100))
+                .evidence();
+        assertThat(new GcPressureRule().evaluate(two).severity()).isEqualTo(Severity.WARN);
+    }
+
     @Test
     void gcWithoutItsSeriesIsNotAssessedAndSaysWhatIsMissing() {
         Finding f = new GcPressureRule().evaluate(CaseBuilder.in(dir, 10, 2).evidence());
@@ -135,6 +151,25 @@ class GcAndPoolRulesTest {
                         "hikariTotal", flat(6, 10)).evidence();
         Finding f = new PoolStarvationRule().evaluate(ev);
         assertThat(f.severity()).isEqualTo(Severity.INFO);
+    }
+
+    /** CI, healthy lab on 2 cores: one thread waited up to 12.6 ms while the JIT warmed up, then none. */
+    @Test
+    void aQueueGoneByTheEndIsWarmUpButASteadyOneIsStarvation() {
+        double[] p99 = {11, 11, 10, 10, 8, 6, 6, 6, 6};
+        var warmUp = CaseBuilder.in(dir, 9, 2).series("requests", 1000, "rps", flat(9, 2000), "p99Ms", p99)
+                .series("pools", 1000, "hikariPending", new double[] {1, 1, 1, 1, 0, 0, 0, 0, 0},
+                        "hikariAcquireMsMax", new double[] {12.6, 7.5, 1.6, 1.4, 0.3, 0.4, 0.3, 0.4, 0.3}, "hikariTotal", flat(9, 10))
+                .evidence();
+        Finding f = new PoolStarvationRule().evaluate(warmUp);
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+        assertThat(f.summary()).contains("pending tracks P99", "none waited in the last third of the run (warm-up");
+
+        var steady = CaseBuilder.in(dir, 9, 2).series("requests", 1000, "rps", flat(9, 2000), "p99Ms", new double[] {11, 6, 11, 6, 11, 6, 11, 6, 11})
+                .series("pools", 1000, "hikariPending", new double[] {1, 0, 1, 0, 1, 0, 1, 0, 1},
+                        "hikariAcquireMsMax", flat(9, 12.6), "hikariTotal", flat(9, 10))
+                .evidence();
+        assertThat(new PoolStarvationRule().evaluate(steady).severity()).isEqualTo(Severity.WARN);
     }
 
     @Test
