@@ -26,15 +26,20 @@ public final class Installation {
         this.classCount = classCount;
     }
 
-    /** "" or "; N class(es) not woven: first error", for the command's Affect line. */
+    /** "" or "; N class(es) not woven: first error" and/or threads looping in a woven class, for the command's Affect line. */
     public String note() {
         return note;
     }
 
     void failures(List<String> errors) {
         if (!errors.isEmpty()) {
-            note = "; " + errors.size() + " class(es) not woven: " + errors.get(0);
+            note += "; " + errors.size() + " class(es) not woven: " + errors.get(0);
         }
+    }
+
+    /** What {@link LoopingThreads} found before the weave. */
+    void looping(String loops) {
+        note += loops;
     }
 
     public int classCount() {

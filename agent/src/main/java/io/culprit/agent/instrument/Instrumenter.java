@@ -57,6 +57,9 @@ public final class Instrumenter {
             throws CommandException {
         List<String> errors = new ArrayList<>();
         List<String> woven = new ArrayList<>();
+        // Before the weave: afterwards those frames are the obsolete ones. Not for the probes, which
+        // print no Affect line and weave no class a thread loops in (AppExecutors.WORKER_LOCK).
+        String loops = plan.probes ? "" : LoopingThreads.note(plan.classes());
         ResettableClassFileTransformer transformer = new AgentBuilder.Default()
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
@@ -81,6 +84,7 @@ public final class Instrumenter {
                 .installOn(inst);
         Bridge.install(Dispatcher.INSTANCE);
         Installation installation = new Installation(inst, transformer, ids, woven.size(), plan.classes());
+        installation.looping(loops);
         installation.failures(errors);
         LIVE.add(installation);
         if (woven.isEmpty()) {

@@ -22,8 +22,10 @@ public final class Plan {
     /**
      * What a framework probe's woven method hands its hook ({@link #advise(MethodTarget, int, int)}):
      * an entry call, an exit call, and which values they carry; values not asked for pass as null.
+     * {@link #OUTER}: the receiver's enclosing instance (an inner class's {@code this$0}), passed
+     * where ARG0 goes, for hooks on a method without arguments.
      */
-    public static final int ENTER = 1, EXIT = 2, SELF = 4, ARG0 = 8, ARG1 = 16, RETURNED = 32;
+    public static final int ENTER = 1, EXIT = 2, SELF = 4, ARG0 = 8, ARG1 = 16, RETURNED = 32, OUTER = 64;
 
     final Map<Class<?>, Map<String, Integer>> advised = new LinkedHashMap<>();
     /** Per method, its {@link #ENTER}... bits: present only in a {@link #forProbes()} plan. */

@@ -8,13 +8,15 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 
 /**
- * The application's {@link ThreadPoolExecutor}s, found at their first {@code execute} after the
- * probes started (Spring's ThreadPoolTaskExecutor, {@code Executors.newFixedThreadPool}, and
- * {@code submit}, which calls execute), without the application's help: the only way to find
- * instances from an attached agent, short of a heap walk, is to see them used, as Glowroot and
- * SkyWalking see executors by weaving them. An executor idle for the whole collection is not
- * found; ScheduledThreadPoolExecutor queues without calling execute and is not found either.
- * ThreadPoolExecutor is a JDK class, so the sampler calls its getters directly (no reflection).
+ * The application's {@link ThreadPoolExecutor}s, found when one of their workers starts a task
+ * after the probes started (Spring's ThreadPoolTaskExecutor, {@code Executors.newFixedThreadPool},
+ * ScheduledThreadPoolExecutor), without the application's help: the only way to find instances
+ * from an attached agent, short of a heap walk, is to see them used, as Glowroot and SkyWalking
+ * see executors by weaving them. An executor that runs no task for the whole collection is not
+ * found. ThreadPoolExecutor is a JDK class, so the sampler calls its getters directly.
+ *
+ * <p>The hook is on the worker ({@code ThreadPoolExecutor$Worker.lock()}, which {@code runWorker}
+ * calls before every task), never on ThreadPoolExecutor itself: see {@link #WORKER_LOCK}.
  */
 final class AppExecutors {
 
@@ -24,11 +26,22 @@ final class AppExecutors {
 
     final List<ThreadPoolExecutor> seen = new CopyOnWriteArrayList<>();
 
+    /**
+     * Why pools are found at their workers' {@code lock()}: retransforming the class that holds
+     * {@code runWorker} (as weaving {@code execute} did) leaves every worker already inside that
+     * loop running the old, now obsolete, method, and HotSpot did not compile it again: with
+     * Tomcat's copy of the class woven, all of the lab's request threads still ran their loop
+     * interpreted three minutes later (1.5 % of the service's CPU), and would after reset and
+     * detach too. The worker's own class holds no loop: its obsolete {@code run()} frame only
+     * ever called {@code runWorker} once.
+     */
+    static final String WORKER_LOCK = "lock";
+
     Hook hook() {
-        return new Hook(TPE, "execute", "(Ljava/lang/Runnable;)", Hook.ENTER | Hook.SELF) {
+        return new Hook(TPE + "$Worker", WORKER_LOCK, "()", Hook.ENTER | Hook.OUTER) {
             @Override
-            public long probeEnter(int id, Object self, Object arg0) {
-                remember(self);
+            public long probeEnter(int id, Object self, Object executor) {
+                remember(executor);
                 return 0L;
             }
         };

@@ -29,9 +29,9 @@ public final class BeansCommand implements Command {
     public void run(List<String> args, CommandContext ctx) throws Exception {
         if (!args.isEmpty()) throw new CommandException("beans takes no arguments (got '" + args.get(0) + "')");
         Probes p = Probes.ensure(ctx.instrumentation());
-        List<Map<String, Object>> rows = p.beans.rows(p.requests.requests.sum());
+        List<Map<String, Object>> rows = p.beans.rows(p.requests.count());
         if (ctx.json()) {
-            ctx.data(Map.of("beans", rows, "requests", p.requests.requests.sum(), "seconds", p.seconds()));
+            ctx.data(Map.of("beans", rows, "requests", p.requests.count(), "seconds", p.seconds()));
             return;
         }
         if (!p.woven(BeanProbe.BEAN_FACTORY)) {

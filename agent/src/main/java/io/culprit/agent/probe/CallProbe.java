@@ -17,7 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * HttpClient ({@link JdkHttpHooks}), Apache HttpClient 5 ({@link ApacheHttpHooks}) and OkHttp
  * ({@link OkHttpHooks}); Redis at Jedis's connection ({@link RedisHooks}) and Lettuce's
  * ({@link LettuceHooks}). A call slower than its kind's threshold is counted as slow and kept,
- * with its text, among the recent alerts.
+ * with its text, among the recent alerts. A call goes into its thread's own log
+ * ({@link EventLog}), folded into its target's stats when the table is read.
  */
 final class CallProbe {
 
@@ -38,6 +39,13 @@ final class CallProbe {
     private static final int SQL_KEPT = 2_048;
     private final ArrayDeque<Map<String, Object>> alerts = new ArrayDeque<>();
     private final Thresholds thresholds;
+    /** Guards every CallStats; taken by readers, and by a calling thread only when its ring is full. */
+    private final Object foldLock = new Object();
+    /** Calls as {stats index, ns, SLOW | FAILED, 0}. */
+    private final EventLog log = new EventLog(foldLock, this::fold, 0);
+    private final PerThread rings = new PerThread(log::newRing);
+    private final Indexed<CallStats> byIndex = new Indexed<>();
+    private static final long SLOW = 1, FAILED = 2;
 
     CallProbe(Thresholds thresholds) {
         this.thresholds = thresholds;
@@ -99,7 +107,7 @@ final class CallProbe {
         long ns = endNs - startNs;
         double ms = ns / 1e6;
         boolean slow = ms > thresholds.slowMs(kind);
-        stats.add(ns, slow, thrown != null);
+        log.put((long[]) rings.get(), stats.index, ns, (slow ? SLOW : 0) | (thrown != null ? FAILED : 0), 0);
         if (slow) {
             Map<String, Object> a = new LinkedHashMap<>();
             a.put("kind", kind);
@@ -128,7 +136,16 @@ final class CallProbe {
         ConcurrentHashMap<String, CallStats> ofKind = calls.get(kind);
         if (ofKind == null) ofKind = calls.computeIfAbsent(kind, k -> new ConcurrentHashMap<>());
         CallStats s = ofKind.get(target);  // get first: computeIfAbsent's capturing lambda allocates
-        return s != null ? s : ofKind.computeIfAbsent(target, t -> new CallStats(kind, t));
+        return s != null ? s : ofKind.computeIfAbsent(target, t -> byIndex.add(i -> new CallStats(kind, t, i)));
+    }
+
+    /** Adds drained calls to their targets; under foldLock. */
+    private void fold(long[] records, int n) {
+        Object[] table = byIndex.snapshot();
+        for (int i = 0; i < n * EventLog.WORDS; i += EventLog.WORDS) {
+            long flags = records[i + 2];
+            ((CallStats) table[(int) records[i]]).add(records[i + 1], (flags & SLOW) != 0, (flags & FAILED) != 0);
+        }
     }
 
     List<Map<String, Object>> alerts() {
@@ -142,11 +159,14 @@ final class CallProbe {
      * @param requestMs total container time of the requests observed, for the share column (0: unknown)
      */
     List<Map<String, Object>> rows(double requestMs, long requests) {
-        List<CallStats> all = new ArrayList<>();
-        for (Map<String, CallStats> ofKind : calls.values()) all.addAll(ofKind.values());
-        all.sort(Comparator.comparingDouble(CallStats::totalMs).reversed());
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (CallStats c : all) rows.add(c.row(requestMs, requests));
-        return rows;
+        synchronized (foldLock) {
+            log.drainAll();
+            List<CallStats> all = new ArrayList<>();
+            for (Map<String, CallStats> ofKind : calls.values()) all.addAll(ofKind.values());
+            all.sort(Comparator.comparingDouble(CallStats::totalMs).reversed());
+            List<Map<String, Object>> rows = new ArrayList<>();
+            for (CallStats c : all) rows.add(c.row(requestMs, requests));
+            return rows;
+        }
     }
 }

@@ -2,53 +2,52 @@ package io.culprit.agent.probe;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.DoubleAdder;
-import java.util.concurrent.atomic.LongAdder;
-import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 
 /**
- * One dependency call target (a normalized statement, a URL shape): counts and time. Every
- * request thread running the same statement records here, so recording takes no lock.
+ * One dependency call target (a normalized statement, a URL shape): counts and time. Calling
+ * threads never touch it: they log their calls per thread ({@link EventLog}) and
+ * {@link CallProbe} adds them here when it folds, under its fold lock, which guards every field.
  */
 final class CallStats {
 
     final String kind;
     final String target;
-    private final ConcurrentHistogram us = new ConcurrentHistogram(3);
-    private final LongAdder slow = new LongAdder();
-    private final LongAdder errors = new LongAdder();
-    private final DoubleAdder totalMs = new DoubleAdder();
+    /** This target's place in the probe's table, which is what a logged call carries. */
+    final int index;
+    private final Histogram us = new Histogram(3);
+    private long slow;
+    private long errors;
+    private double totalMs;
 
-    CallStats(String kind, String target) {
+    CallStats(String kind, String target, int index) {
         this.kind = kind;
         this.target = target;
+        this.index = index;
     }
 
     void add(long ns, boolean isSlow, boolean failed) {
-        us.recordValue(Math.max(1, ns / 1_000));  // counts the call too: no adder of its own
-        totalMs.add(ns / 1e6);
-        if (isSlow) slow.increment();
-        if (failed) errors.increment();
+        us.recordValue(Math.max(1, ns / 1_000));  // counts the call too
+        totalMs += ns / 1e6;
+        if (isSlow) slow++;
+        if (failed) errors++;
     }
 
     double totalMs() {
-        return totalMs.sum();
+        return totalMs;
     }
 
     Map<String, Object> row(double requestMs, long requests) {
-        Histogram h = us.copy();
-        long count = h.getTotalCount();
-        double totalMs = this.totalMs.sum();
+        long count = us.getTotalCount();
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("kind", kind);
         r.put("target", target);
         r.put("count", count);
         r.put("totalMs", totalMs);
-        r.put("p99Ms", h.getValueAtPercentile(99) / 1e3);
-        r.put("maxMs", h.getMaxValue() / 1e3);
-        r.put("slowCount", slow.sum());
-        r.put("errors", errors.sum());
+        r.put("p99Ms", us.getValueAtPercentile(99) / 1e3);
+        r.put("maxMs", us.getMaxValue() / 1e3);
+        r.put("slowCount", slow);
+        r.put("errors", errors);
         // Calls made outside any request (schedulers, startup) can push this above 1; it is a share of request time only when they run inside requests.
         r.put("shareOfRequestTime", requestMs > 0 ? Math.min(1.0, totalMs / requestMs) : null);
         r.put("perRequest", requests > 0 ? (double) count / requests : null);

@@ -39,7 +39,7 @@ public final class CallsCommand implements Command {
         Probes p = Probes.ensure(ctx.instrumentation());
         if (f.value("--slow-sql") != null) p.thresholds.sqlMs = f.longValue("--slow-sql", 100, 0, 3_600_000);
         if (f.value("--slow-http") != null) p.thresholds.httpMs = f.longValue("--slow-http", 200, 0, 3_600_000);
-        List<Map<String, Object>> rows = p.calls.rows(p.requests.containerNsTotal.sum() / 1e6, p.requests.requests.sum());
+        List<Map<String, Object>> rows = p.calls.rows(p.requests.containerMs(), p.requests.count());
         List<Map<String, Object>> alerts = p.calls.alerts();
         if (ctx.json()) {
             Map<String, Object> data = new LinkedHashMap<>();

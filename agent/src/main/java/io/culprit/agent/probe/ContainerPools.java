@@ -7,12 +7,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The servlet containers' worker pools, found without the application's help: Tomcat's executor
- * at its first {@code execute}, Jetty's thread pool from the server its request hook sees
- * ({@link JettyHooks}), Undertow's XNIO worker at its first {@code execute} (every request
- * dispatched from an I/O thread goes through it). Each kind is read through its own public
- * getters once a second: busy and maximum threads for series {@code pools}, as the containers'
- * own metrics name them (Jetty's busy threads include its selectors and acceptors, which count
- * against its maximum too).
+ * from the connector of the adapter its request hook sees ({@link RequestProbe}), Jetty's thread
+ * pool from the server its request hook sees ({@link JettyHooks}), Undertow's XNIO worker at its
+ * first {@code execute} (every request dispatched from an I/O thread goes through it). Each
+ * kind is read through its own public getters once a second: busy and maximum threads for series
+ * {@code pools}, as the containers' own metrics name them (Jetty's busy threads include its
+ * selectors and acceptors, which count against its maximum too).
  */
 final class ContainerPools {
 

@@ -23,7 +23,7 @@ abstract class Hook extends Listener {
     /** Timed: an entry that reads the clock (the default {@link #probeEnter}) and an exit. */
     static final int TIMED = Plan.ENTER | Plan.EXIT;
     static final int ENTER = Plan.ENTER, EXIT = Plan.EXIT, SELF = Plan.SELF, ARG0 = Plan.ARG0, ARG1 = Plan.ARG1,
-            RETURNED = Plan.RETURNED;
+            RETURNED = Plan.RETURNED, OUTER = Plan.OUTER;
 
     final String className;
     final String method;
@@ -48,9 +48,21 @@ abstract class Hook extends Listener {
     List<MethodTarget> targets(Instrumentation inst) throws CommandException {
         List<MethodTarget> out = new ArrayList<>();
         for (MethodTarget t : TargetResolver.resolve(inst, className, method, jdk, method.startsWith("<"))) {
-            if (t.type.getName().equals(className) && t.method.descriptor.startsWith(descriptorPrefix)) out.add(t);
+            if (!t.type.getName().equals(className) || !t.method.descriptor.startsWith(descriptorPrefix)) continue;
+            if ((reads & OUTER) != 0 && !hasOuter(t.type)) continue;  // a JDK whose class has no this$0: not woven
+            out.add(t);
         }
         return out;
+    }
+
+    /** Whether {@code c} holds an enclosing instance the woven code can read ({@link #OUTER}). */
+    private static boolean hasOuter(Class<?> c) {
+        try {
+            c.getDeclaredField("this$0");
+            return true;
+        } catch (NoSuchFieldException | SecurityException e) {
+            return false;
+        }
     }
 
     /** The start time: only hooks whose reads include ENTER are called here. */

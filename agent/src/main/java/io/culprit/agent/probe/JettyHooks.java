@@ -10,7 +10,7 @@ import java.util.List;
  * environment, ee8 to ee11, nests inside it). A servlet runs inside the call; a Jetty 12 core
  * handler that completes its callback later is timed up to its return, as Tomcat's asynchronous
  * requests are up to theirs. The server's thread pool is handed to the pool probe the first time
- * a server is seen, as Tomcat's executor is at its first use.
+ * a server is seen, as Tomcat's executor is from the first adapter seen.
  */
 final class JettyHooks {
 
@@ -19,15 +19,11 @@ final class JettyHooks {
     private static final String JETTY_9_TO_11 = "(Lorg/eclipse/jetty/server/HttpChannel;)";
 
     private final RequestProbe requests;
-    private final PoolProbe pools;
-    /** The server whose pool was handed over last: racy on purpose, the pool probe keeps one entry per pool. */
-    private Object lastServer;
     private final Getter status = new Getter("getStatus");
     private final Getter response = new Getter("getResponse");
 
-    JettyHooks(RequestProbe requests, PoolProbe pools) {
+    JettyHooks(RequestProbe requests) {
         this.requests = requests;
-        this.pools = pools;
     }
 
     List<Hook> hooks() {
@@ -39,8 +35,8 @@ final class JettyHooks {
                     }
 
                     @Override
-                    void exited(Object self) {
-                        seen(self);
+                    Object poolOf(Object server) {
+                        return Reflect.call(server, "getThreadPool");
                     }
                 },
                 new ContainerHook(requests, SERVER, "handle", JETTY_9_TO_11, Hook.SELF | Hook.ARG0) {
@@ -50,15 +46,9 @@ final class JettyHooks {
                     }
 
                     @Override
-                    void exited(Object self) {
-                        seen(self);
+                    Object poolOf(Object server) {
+                        return Reflect.call(server, "getThreadPool");
                     }
                 });
-    }
-
-    private void seen(Object server) {
-        if (server == lastServer) return;
-        lastServer = server;
-        pools.containers.remember(Reflect.call(server, "getThreadPool"));
     }
 }

@@ -43,16 +43,15 @@ final class PerThread {
         Object own = overflow.get();
         if (own != null) return own;  // once overflowed, always: taking a slot later would lose the state
         int i = (int) id & (SIZE - 1);
+        Object s = make.get();  // once: a state may register itself with its probe
         while (true) {
             Object[] e = slots.get(i);
             Object holder = e == null ? null : ((WeakReference<?>) e[1]).get();
             if (holder != null && ((Thread) holder).isAlive()) {
-                Object s = make.get();
                 overflow.set(s);
                 return s;
             }
-            Object[] mine = {new long[] {id}, new WeakReference<>(t), make.get()};
-            if (slots.compareAndSet(i, e, mine)) return mine[2];
+            if (slots.compareAndSet(i, e, new Object[] {new long[] {id}, new WeakReference<>(t), s})) return s;
         }
     }
 }

@@ -6,13 +6,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Connection and worker pools, found without the application's help: the first call into
- * {@code HikariPool.getConnection(long)} or into a container's pool ({@link ContainerPools})
- * hands us the instance, and a sampler reads their public getters once a second. Acquire time is
- * the woven getConnection's duration; usage time runs from that return to
+ * {@code HikariPool.getConnection(long)}, or a container's request or task
+ * ({@link ContainerPools}), hands us the instance, and a sampler reads their public getters once
+ * a second. Acquire time is the woven getConnection's duration; usage time runs from that return to
  * {@code ProxyConnection.close()}. Pending is the most threads seen waiting in the window: at the
  * tick, and at the end of every acquire that waited.
  */
@@ -24,23 +23,25 @@ final class PoolProbe {
     final List<Object> hikariPools = new CopyOnWriteArrayList<>();
     final ContainerPools containers = new ContainerPools();
     final AppExecutors executors = new AppExecutors();
+    /** Guards the window's acquire and usage figures, which only folds write. */
+    private final Object foldLock = new Object();
+    /** Acquires and usages as {ACQUIRE or USAGE, ns, 0, 0}. */
+    private final EventLog log = new EventLog(foldLock, this::fold, 0);
     /**
-     * Per thread: leased connection proxies (slots 0..3) and, in slot 4, when (a long[4]): one
-     * lookup per acquire and per close. JDK types only, see {@link Prepared}.
+     * Per thread: leased connection proxies (slots 0..3), in slot 4 when (a long[4]), in slot 5
+     * its ring of acquires and usages ({@link EventLog}): one lookup per acquire and per close.
+     * JDK types only, see {@link Prepared}.
      */
     private final PerThread leased = new PerThread(() -> {
-        Object[] c = new Object[LEASES + 1];
+        Object[] c = new Object[LEASES + 2];
         c[LEASES] = new long[LEASES];
+        c[LEASES + 1] = log.newRing();
         return c;
     });
     private static final int LEASES = 4;
-    // Maxima as plain AtomicLongs: a LongAccumulator's get() walks all its cells on every
-    // acquire and close, where one volatile read (and a CAS only for a new maximum) suffices.
-    private final AtomicLong acquireMaxNs = new AtomicLong();
-    private final AtomicLong usageMaxNs = new AtomicLong();
-    private final LongAdder usageSumNs = new LongAdder();
-    private final LongAdder usageCount = new LongAdder();
-    private final LongAdder acquires = new LongAdder();
+    private static final long ACQUIRE = 0, USAGE = 1;
+    private long acquires, acquireMaxNs, usageCount, usageSumNs, usageMaxNs;
+    /** Raised by an acquire that waited (rare), so a shared maximum costs nothing per request. */
     private final AtomicLong pendingMax = new AtomicLong();
     /** An acquire this long had to wait for a connection: a free one is handed out in microseconds. */
     private static final long WAITED_NS = 1_000_000;
@@ -52,38 +53,36 @@ final class PoolProbe {
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long now = System.nanoTime();
                 remember(hikariPools, self);
-                acquires.increment();
-                raise(acquireMaxNs, now - start);
+                Object[] c = (Object[]) leased.get();
+                log.put((long[]) c[LEASES + 1], ACQUIRE, now - start, 0, 0);
                 if (now - start >= WAITED_NS) {
                     // This thread waited until a moment ago: it and those still waiting were pending
                     // together. A once-a-second reading alone misses bursts shorter than a second.
                     double others = Reflect.number(self, "getThreadsAwaitingConnection");
                     raise(pendingMax, 1 + (Double.isNaN(others) ? 0 : (long) others));
                 }
-                if (returned != null) lease(returned, now);
+                if (returned != null) lease(c, returned, now);
             }
         });
         h.add(new Hook(PROXY_CONNECTION, "close", "()", Hook.EXIT | Hook.SELF) {
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                long at = release(self);
+                Object[] c = (Object[]) leased.get();
+                long at = release(c, self);
                 if (at == 0) return; // leased before the probe started, on another thread, or closed twice
-                long held = System.nanoTime() - at;
-                raise(usageMaxNs, held);
-                usageSumNs.add(held);
-                usageCount.increment();
+                log.put((long[]) c[LEASES + 1], USAGE, System.nanoTime() - at, 0, 0);
             }
         });
         h.add(executors.hook());
-        for (String pool : new String[] {ContainerPools.TOMCAT_EXECUTOR, ContainerPools.XNIO_WORKER}) {
-            h.add(new Hook(pool, "execute", "(Ljava/lang/Runnable;)", Hook.ENTER | Hook.SELF) {
-                @Override
-                public long probeEnter(int id, Object self, Object arg0) {
-                    containers.remember(self);
-                    return 0L;
-                }
-            });
-        }
+        // Tomcat's pool is found by its request hook (RequestProbe). XnioWorker hands tasks to a
+        // pool of another class, so weaving its execute leaves no worker loop obsolete.
+        h.add(new Hook(ContainerPools.XNIO_WORKER, "execute", "(Ljava/lang/Runnable;)", Hook.ENTER | Hook.SELF) {
+            @Override
+            public long probeEnter(int id, Object self, Object arg0) {
+                containers.remember(self);
+                return 0L;
+            }
+        });
         return h;
     }
 
@@ -93,8 +92,7 @@ final class PoolProbe {
      * thread: no lock shared by all request threads. A thread holding more than LEASES at once
      * (nested queries) forgets its oldest: that lease's usage is not measured.
      */
-    private void lease(Object connection, long now) {
-        Object[] c = (Object[]) leased.get();
+    private static void lease(Object[] c, Object connection, long now) {
         long[] at = (long[]) c[LEASES];
         int slot = 0;
         for (int i = 0; i < LEASES; i++) {
@@ -105,9 +103,8 @@ final class PoolProbe {
         at[slot] = now;
     }
 
-    /** When {@code connection} was leased on this thread, or 0; forgets it. */
-    private long release(Object connection) {
-        Object[] c = (Object[]) leased.get();
+    /** When {@code connection} was leased on this thread ({@code c}), or 0; forgets it. */
+    private static long release(Object[] c, Object connection) {
         long[] at = (long[]) c[LEASES];
         for (int i = 0; i < LEASES; i++) {
             if (c[i] == connection) {
@@ -116,6 +113,21 @@ final class PoolProbe {
             }
         }
         return 0;
+    }
+
+    /** Adds drained acquires and usages to the window's figures; under foldLock. */
+    private void fold(long[] records, int n) {
+        for (int i = 0; i < n * EventLog.WORDS; i += EventLog.WORDS) {
+            long ns = records[i + 1];
+            if (records[i] == ACQUIRE) {
+                acquires++;
+                acquireMaxNs = Math.max(acquireMaxNs, ns);
+            } else {
+                usageCount++;
+                usageSumNs += ns;
+                usageMaxNs = Math.max(usageMaxNs, ns);
+            }
+        }
     }
 
     /** {@code max} becomes {@code v} if larger: a read, and a CAS only when it is. */
@@ -143,13 +155,13 @@ final class PoolProbe {
             row.put("hikariIdle", sum(hikariPools, "getIdleConnections"));
             row.put("hikariPending", Math.max(sum(hikariPools, "getThreadsAwaitingConnection"), pendingMax.getAndSet(0)));
             row.put("hikariTotal", sum(hikariPools, "getTotalConnections"));
-            long n = acquires.sumThenReset();
-            row.put("hikariAcquireMsMax", n == 0 ? Double.NaN : acquireMaxNs.getAndSet(0) / 1e6);
-            long used = usageCount.sumThenReset();
-            long usedNs = usageSumNs.sumThenReset();
-            double usedMax = usageMaxNs.getAndSet(0) / 1e6;
-            row.put("hikariUsageMsMax", used == 0 ? Double.NaN : usedMax);
-            row.put("hikariUsageMsMean", used == 0 ? Double.NaN : usedNs / 1e6 / used);
+            synchronized (foldLock) {
+                log.drainAll();
+                row.put("hikariAcquireMsMax", acquires == 0 ? Double.NaN : acquireMaxNs / 1e6);
+                row.put("hikariUsageMsMax", usageCount == 0 ? Double.NaN : usageMaxNs / 1e6);
+                row.put("hikariUsageMsMean", usageCount == 0 ? Double.NaN : usageSumNs / 1e6 / usageCount);
+                acquires = acquireMaxNs = usageCount = usageSumNs = usageMaxNs = 0;
+            }
         }
         containers.sample(row);
         executors.sample(row);

@@ -49,12 +49,12 @@ public final class ProbeEvidence {
             written.add("tables/idle-gap");
         }
         if (!p.calls.calls.isEmpty() || p.callsWoven()) {
-            double requestMs = p.requests.containerNsTotal.sum() / 1e6;
-            caseFile.write(new Table("calls", CALLS, p.calls.rows(requestMs, p.requests.requests.sum()), meta));
+            double requestMs = p.requests.containerMs();
+            caseFile.write(new Table("calls", CALLS, p.calls.rows(requestMs, p.requests.count()), meta));
             written.add("tables/calls");
         }
         if (p.woven(BeanProbe.BEAN_FACTORY)) {
-            caseFile.write(new Table("beans", BEANS, p.beans.rows(p.requests.requests.sum()), meta));
+            caseFile.write(new Table("beans", BEANS, p.beans.rows(p.requests.count()), meta));
             written.add("tables/beans");
         }
         if (p.woven(LoggingProbe.LOGBACK_LOGGER)) {
@@ -62,7 +62,7 @@ public final class ProbeEvidence {
             written.add("tables/logging");
         }
         if (expensiveWoven(p)) {
-            caseFile.write(new Table("construction", CONSTRUCTION, p.construction.rows(p.requests.requests.sum()), meta));
+            caseFile.write(new Table("construction", CONSTRUCTION, p.construction.rows(p.requests.count()), meta));
             written.add("tables/construction");
         }
         return written;

@@ -46,6 +46,27 @@ final class Reflect {
         }
     }
 
+    /**
+     * The value of field {@code name} declared by {@code target}'s class or a superclass, private
+     * ones included; null when absent or closed to us (a module that does not open it). Uncached:
+     * for reads made once per object, not per request.
+     */
+    static Object field(Object target, String name) {
+        if (target == null) return null;
+        for (Class<?> c = target.getClass(); c != null; c = c.getSuperclass()) {
+            try {
+                java.lang.reflect.Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                return f.get(target);
+            } catch (NoSuchFieldException e) {
+                // on to the superclass
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                return null;
+            }
+        }
+        return null;
+    }
+
     /** The accessible public {@code name()} or {@code name(String)} of {@code c}, cached; null if none. */
     static Method method(Class<?> c, String name, boolean stringArg) {
         ConcurrentHashMap<String, Method>[] byArity = CACHE.get(c);

@@ -7,9 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -19,6 +16,8 @@ import org.HdrHistogram.Histogram;
  * {@code DispatcherServlet.doDispatch} (the handler). Both run on the request's thread for a
  * synchronous request, so the handler's time and route travel to the container's exit in
  * per-thread state ({@link PerThread}). The difference is what filters and the container add.
+ * A finished request goes into its thread's own log ({@link EventLog}); the window, the routes
+ * and the idle-gap buckets are folded from those logs when they are read.
  */
 final class RequestProbe {
 
@@ -31,13 +30,29 @@ final class RequestProbe {
     /** Container calls nested on one thread (Undertow runs a dispatch in place): more is a runaway, not a request. */
     private static final int MAX_DEPTH = 62;
 
+    // A thread's ring (EventLog) carries, in its own words, the request now in the container on
+    // it: one lookup per hook call, no state shared with other request threads.
+    /** Nested dispatches of the request now on this thread. */
+    private static final int DISPATCHES = EventLog.USER;
+    /** The handler's time of that request, -1 while no dispatch ended. */
+    private static final int HANDLER_NS = EventLog.USER + 1;
+    /** Container calls now open on this thread. */
+    private static final int DEPTH = EventLog.USER + 2;
+    /** Bit d: the container call at depth d handed its request on. */
+    private static final int HANDED_ON = EventLog.USER + 3;
+    /** The request's route, as its index + 1; 0 while no dispatch named one. */
+    private static final int ROUTE = EventLog.USER + 4;
+    private static final long FAILED = 1L << 32;
+
     /**
-     * Per thread, for the request now in the container on it: {route, long[] {dispatch depth,
-     * handler ns, container depth, handed-on bits by container depth}}, one lookup per hook call.
-     * JDK types only: in PerThread's ThreadLocal fallback, an agent class held by application
-     * threads would keep the agent's class loader alive after detach.
+     * Guards everything a fold writes: the window's distribution (since its last sample), the
+     * idle-gap buckets', the routes' and the counts. Taken once a second and by readers, and by a
+     * request thread only when its ring is full.
      */
-    private final PerThread current = new PerThread(() -> new Object[] {null, new long[4]});
+    private final Object foldLock = new Object();
+    /** Requests as {start, end, handler ns, route index | FAILED}. */
+    private final EventLog log = new EventLog(foldLock, this::fold, 5);
+    private final PerThread current = new PerThread(log::newRing);
     /**
      * Route pattern → {method, stats, method, stats, ...}, copied on write: found without
      * concatenating a key, and the method (a fresh String per request in Tomcat) compared, not
@@ -45,28 +60,20 @@ final class RequestProbe {
      */
     private final ConcurrentHashMap<String, Object[]> byPattern = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, RouteStats> routes = new ConcurrentHashMap<>();
-    /**
-     * Guards the distributions folded from the routes' recorders ({@link RouteStats#fold}): the
-     * window's (since its last sample), the idle-gap buckets' and each route's own. Taken once a
-     * second and by readers, never by a request.
-     */
-    private final Object foldLock = new Object();
+    private final Indexed<RouteStats> byIndex = new Indexed<>();
     private final Histogram window = new Histogram(3);
-    private final LongAdder errors = new LongAdder();
-    private final AtomicInteger inFlight = new AtomicInteger();
-    private final AtomicInteger inFlightMax = new AtomicInteger();
-    private final AtomicLong lastEndNs = new AtomicLong();
     private final Histogram[] gapLatency = new Histogram[GAP_BUCKETS_MS.length];
-    /** A route's recorders: one per gap bucket, and the last for requests whose gap is unknown. */
-    private static final int SLOTS = GAP_BUCKETS_MS.length + 1;
+    /** Guarded by foldLock, like the rest of a fold's state. */
+    private long errors, count, containerNs, lastEndNs = Long.MIN_VALUE;
+    /** A fold's sort keys, reused. */
+    private long[] keys = new long[EventLog.CAPACITY];
     private final Getter status = new Getter("getStatus");
     private final Getter patternAttribute = new Getter("getAttribute", PATTERN_ATTRIBUTE);
     private final Getter httpMethod = new Getter("getMethod");
-    final LongAdder containerNsTotal = new LongAdder();
-    final LongAdder requests = new LongAdder();
-    private final PoolProbe pools;
+    /** Where a container hook hands the worker pool it finds ({@link ContainerHook#poolOf}). */
+    final PoolProbe pools;
 
-    /** @param pools where a container's worker pool goes when a request hook finds it (Jetty's) */
+    /** @param pools where a container's worker pool goes when a request hook finds it */
     RequestProbe(PoolProbe pools) {
         this.pools = pools;
         for (int i = 0; i < gapLatency.length; i++) gapLatency[i] = new Histogram(3);
@@ -74,47 +81,49 @@ final class RequestProbe {
 
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
-        h.add(new ContainerHook(this, COYOTE_ADAPTER, "service", "(Lorg/apache/coyote/Request;", Hook.ARG1) {
+        h.add(new ContainerHook(this, COYOTE_ADAPTER, "service", "(Lorg/apache/coyote/Request;", Hook.SELF | Hook.ARG1) {
             @Override
             double status(Object self, Object arg0, Object arg1) {
                 return status.number(arg1);
+            }
+
+            /** Tomcat's executor, from the adapter's connector. */
+            @Override
+            Object poolOf(Object adapter) {
+                return Reflect.call(Reflect.call(Reflect.field(adapter, "connector"), "getProtocolHandler"), "getExecutor");
             }
         });
         h.add(new Hook(DISPATCHER, "doDispatch", "(", Hook.TIMED | Hook.ARG0) {
             @Override
             public long probeEnter(int id, Object self, Object arg0) {
-                ((long[]) state()[1])[0]++;
+                state()[DISPATCHES]++;
                 return System.nanoTime();
             }
 
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
-                Object[] s = state();
-                long[] c = (long[]) s[1];
-                if (--c[0] > 0 || s[0] != null) return;  // error and forward dispatches: keep the first
+                long[] s = state();
+                if (--s[DISPATCHES] > 0 || s[ROUTE] != 0) return;  // error and forward dispatches: keep the first
                 Object pattern = patternAttribute.call(arg0);
                 Object method = httpMethod.call(arg0);
-                s[0] = route(method, pattern == null ? "(unmapped)" : pattern.toString());
-                c[1] = end - start;
+                s[ROUTE] = route(method, pattern == null ? "(unmapped)" : pattern.toString()).index + 1;
+                s[HANDLER_NS] = end - start;
             }
         });
-        h.addAll(new JettyHooks(this, pools).hooks());
+        h.addAll(new JettyHooks(this).hooks());
         h.addAll(UndertowHooks.hooks(this));
         return h;
     }
 
     /** A container hook's entry: a new request on this thread. Returns its start. */
     long containerEnter() {
-        Object[] s = state();
-        s[0] = null;
-        long[] c = (long[]) s[1];
-        c[0] = 0;
-        c[1] = -1;
-        if (c[2] < MAX_DEPTH) c[2]++;
-        c[3] &= ~(1L << c[2]);
-        int n = inFlight.incrementAndGet();
-        if (n > inFlightMax.get()) inFlightMax.accumulateAndGet(n, Math::max);  // a read, not a CAS, in the common case
+        long[] s = state();
+        s[ROUTE] = 0;
+        s[DISPATCHES] = 0;
+        s[HANDLER_NS] = -1;
+        if (s[DEPTH] < MAX_DEPTH) s[DEPTH]++;
+        s[HANDED_ON] &= ~(1L << s[DEPTH]);
         return System.nanoTime();
     }
 
@@ -124,27 +133,25 @@ final class RequestProbe {
      * not a request of its own.
      */
     void handOff() {
-        long[] c = (long[]) state()[1];
-        c[3] |= 1L << c[2];
+        long[] s = state();
+        s[HANDED_ON] |= 1L << s[DEPTH];
     }
 
     /** A container hook's exit, {@code end} read first thing; status NaN when unknown. */
     void containerExit(long start, long end, double status, Throwable thrown) {
-        inFlight.decrementAndGet();
-        Object[] s = state();
-        long[] c = (long[]) s[1];
-        long depth = c[2];
-        // Depth 0: entered before a renewal of the probes, whose fresh thread-locals know nothing of it.
-        boolean handedOn = depth > 0 && (c[3] & (1L << depth)) != 0;
-        if (depth > 0) c[2] = depth - 1;
-        Object r = s[0];
-        s[0] = null;  // not kept past the request: it would outlive a reset of the probes
+        long[] s = state();
+        long depth = s[DEPTH];
+        // Depth 0: entered before a renewal of the probes, whose fresh rings know nothing of it.
+        boolean handedOn = depth > 0 && (s[HANDED_ON] & (1L << depth)) != 0;
+        if (depth > 0) s[DEPTH] = depth - 1;
         if (handedOn) return;
-        record(start, end, r == null ? route(null, null) : (RouteStats) r, c[1], thrown != null || status >= 500);
+        int route = s[ROUTE] == 0 ? route(null, null).index : (int) s[ROUTE] - 1;
+        s[ROUTE] = 0;
+        log.put(s, start, end, s[HANDLER_NS], route | (thrown != null || status >= 500 ? FAILED : 0));
     }
 
-    private Object[] state() {
-        return (Object[]) current.get();
+    private long[] state() {
+        return (long[]) current.get();
     }
 
     /** The stats of {@code method pattern}; both null: requests no handler took. */
@@ -167,7 +174,7 @@ final class RequestProbe {
             Object[] byMethod = byPattern.get(p);
             RouteStats r = known(byMethod, m);
             if (r != null) return r;
-            r = routes.computeIfAbsent(name, n -> new RouteStats(n, SLOTS));
+            r = routes.computeIfAbsent(name, n -> byIndex.add(i -> new RouteStats(n, i)));
             int n = byMethod == null ? 0 : byMethod.length;
             Object[] grown = byMethod == null ? new Object[2] : Arrays.copyOf(byMethod, n + 2);
             grown[n] = m;
@@ -177,15 +184,63 @@ final class RequestProbe {
         }
     }
 
-    /** One completed request. */
+    /** One completed request on this thread, as its container hook logs it. */
     void record(long startNs, long endNs, RouteStats route, long handlerNs, boolean failed) {
-        long latency = endNs - startNs;
-        long prevEnd = lastEndNs.getAndSet(endNs);
-        long gapMs = prevEnd == 0 ? -1 : Math.max(0, (startNs - prevEnd) / 1_000_000);
-        if (failed) errors.increment();
-        containerNsTotal.add(latency);
-        route.add(latency, handlerNs, gapMs, gapSlot(gapMs));
-        requests.increment();  // last: a reader that sees the count finds the request in its route
+        log.put(state(), startNs, endNs, handlerNs, route.index | (failed ? FAILED : 0));
+    }
+
+    /**
+     * Adds drained requests, in the order they ended, to the window, their routes and their gap
+     * buckets; under foldLock. The idle gap before a request is the time since the last request
+     * that ended before it, so every thread's requests are merged by end time first.
+     */
+    private void fold(long[] records, int n) {
+        int w = EventLog.WORDS;
+        long min = Long.MAX_VALUE, max = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            min = Math.min(min, records[i * w + 1]);
+            max = Math.max(max, records[i * w + 1]);
+        }
+        // Sort keys: the end, shifted to fit beside the record's index (precision past 2^43 ns of
+        // spread is lost, which orders nothing a gap in milliseconds could tell apart).
+        int indexBits = 64 - Long.numberOfLeadingZeros(n);
+        int shift = Math.max(0, 64 - Long.numberOfLeadingZeros(max - min) - (63 - indexBits));
+        if (keys.length < n) keys = new long[Math.max(n, keys.length * 2)];
+        for (int i = 0; i < n; i++) keys[i] = ((records[i * w + 1] - min) >>> shift) << indexBits | i;
+        Arrays.sort(keys, 0, n);
+        Object[] table = byIndex.snapshot();
+        long indexMask = (1L << indexBits) - 1;
+        for (int k = 0; k < n; k++) {
+            int at = (int) (keys[k] & indexMask) * w;
+            long start = records[at], end = records[at + 1], meta = records[at + 3];
+            long latency = end - start;
+            long gapMs = lastEndNs == Long.MIN_VALUE ? -1 : Math.max(0, (start - lastEndNs) / 1_000_000);
+            lastEndNs = Math.max(lastEndNs, end);
+            long us = Math.max(1, latency / 1_000);
+            window.recordValue(us);
+            int slot = gapSlot(gapMs);
+            if (slot < gapLatency.length) gapLatency[slot].recordValue(us);
+            ((RouteStats) table[(int) meta]).add(latency, us, records[at + 2], gapMs);
+            if ((meta & FAILED) != 0) errors++;
+            containerNs += latency;
+            count++;
+        }
+    }
+
+    /** Requests counted so far. */
+    long count() {
+        synchronized (foldLock) {
+            log.drainAll();
+            return count;
+        }
+    }
+
+    /** The container time of every request counted so far, in ms. */
+    double containerMs() {
+        synchronized (foldLock) {
+            log.drainAll();
+            return containerNs / 1e6;
+        }
     }
 
     /** The gap bucket of {@code gapMs}; past the buckets when the gap is unknown (negative). */
@@ -196,18 +251,14 @@ final class RequestProbe {
         return b;
     }
 
-    /** Moves every route's newly recorded requests into the distributions read below; under foldLock. */
-    private void fold() {
-        for (RouteStats r : routes.values()) r.fold(window, gapLatency);
-    }
-
     /** One window's row of series {@code requests}; the window's histogram starts over. */
     Map<String, Double> sample(double seconds) {
         Map<String, Double> row = new LinkedHashMap<>();
         synchronized (foldLock) {
-            fold();
+            log.drainAll();
             windowRow(row, seconds);
             window.reset();
+            errors = 0;
         }
         return row;
     }
@@ -215,7 +266,6 @@ final class RequestProbe {
     private void windowRow(Map<String, Double> row, double seconds) {
         Histogram h = window;
         long n = h.getTotalCount();
-        long err = errors.sumThenReset();
         row.put("rps", n / seconds);
         row.put("targetRps", Double.NaN);  // server side: nobody intended a rate here
         row.put("p50Ms", n == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1e3);
@@ -223,14 +273,15 @@ final class RequestProbe {
         row.put("p99Ms", n == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1e3);
         row.put("maxMs", n == 0 ? Double.NaN : h.getMaxValue() / 1e3);
         row.put("meanMs", n == 0 ? Double.NaN : h.getMean() / 1e3);
-        row.put("errors", (double) err);
-        row.put("inFlight", (double) inFlightMax.getAndSet(inFlight.get()));
+        row.put("errors", (double) errors);
+        // In the container when the window closed, as the load generator counts its own.
+        row.put("inFlight", (double) log.countAbove(DEPTH));
     }
 
     /** Rows of table {@code routes}, busiest first. */
     List<Map<String, Object>> routeRows() {
         synchronized (foldLock) {
-            fold();
+            log.drainAll();
             List<RouteStats> all = new ArrayList<>(routes.values());
             all.sort(Comparator.comparingLong(RouteStats::count).reversed());
             List<Map<String, Object>> rows = new ArrayList<>();
@@ -243,7 +294,7 @@ final class RequestProbe {
     List<Map<String, Object>> idleGapRows() {
         List<Map<String, Object>> rows = new ArrayList<>();
         synchronized (foldLock) {
-            fold();
+            log.drainAll();
             for (int i = 0; i < GAP_BUCKETS_MS.length; i++) gapRow(rows, i);
         }
         return rows;

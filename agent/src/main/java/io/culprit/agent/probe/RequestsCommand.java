@@ -58,7 +58,7 @@ public final class RequestsCommand implements Command {
                     r.get("count"), r.get("p50Ms"), r.get("p99Ms"),
                     r.get("handlerMs") == null ? "-" : String.format("%.1f", (Double) r.get("handlerMs")), r.get("containerMs")));
         }
-        sb.append(String.format("%d requests in %.0f s", p.requests.requests.sum(), p.seconds()));
+        sb.append(String.format("%d requests in %.0f s", p.requests.count(), p.seconds()));
         ctx.println(sb.toString());
     }
 }

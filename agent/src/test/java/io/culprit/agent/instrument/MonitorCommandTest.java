@@ -3,6 +3,7 @@ package io.culprit.agent.instrument;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.culprit.agent.instrument.fixture.Shop;
+import io.culprit.agent.instrument.fixture.Spinner;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -30,6 +31,29 @@ class MonitorCommandTest {
         assertThat(row).containsEntry("method", "quantity").containsEntry("total", 37L)
                 .containsEntry("success", 37L).containsEntry("fail", 0L);
         assertThat((double) row.get("maxMs")).isLessThan(1_000);
+    }
+
+    /** Weaving a class a thread loops in leaves that loop on the old code: the Affect line says so (LoopingThreads). */
+    @Test
+    void saysWhichThreadsLoopInTheWovenClass() throws Exception {
+        Spinner spinner = new Spinner();
+        Thread loop = new Thread(spinner, "culprit-test-spinner");
+        loop.setDaemon(true);
+        loop.start();
+        try {
+            while (spinner.steps() == 0) Thread.onSpinWait();
+            FakeContext looped = new FakeContext().start(new MonitorCommand(), Spinner.class.getName(), "step", "-c", "60");
+            FakeContext plain = new FakeContext().start(new MonitorCommand(), Shop.class.getName(), "quantity", "-c", "60");
+            looped.cancel();
+            plain.cancel();
+            looped.await();
+            plain.await();
+            assertThat(looped.lines.get(0)).contains("; 1 thread(s) loop in a woven class (culprit-test-spinner in Spinner.run)");
+            assertThat(plain.lines.get(0)).doesNotContain("loop");
+        } finally {
+            spinner.stop();
+            loop.join();
+        }
     }
 
     @Test

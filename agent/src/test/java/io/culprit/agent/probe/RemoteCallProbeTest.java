@@ -83,6 +83,10 @@ class RemoteCallProbeTest {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         pool.submit(() -> { }).get();
         Probes p = Probes.ensure(ProbeContext.INST);
+        // Found at its workers, which were already in runWorker: ThreadPoolExecutor itself is never
+        // retransformed (that would leave those loops running interpreted, see AppExecutors).
+        assertThat(p.woven).contains(AppExecutors.TPE + "$Worker.lock()")
+                .noneMatch(w -> w.startsWith(AppExecutors.TPE + "."));
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch running = new CountDownLatch(2);
         try {

@@ -43,5 +43,35 @@ class RequestFoldTest {
         assertThat(gaps).extracting(r -> r.get("gapMs"), r -> r.get("count"))
                 .containsExactly(tuple(0L, 2L), tuple(1_000L, 1L));
         assertThat(p.routeRows().get(0).get("count")).as("folding twice counts nothing twice").isEqualTo(3L);
+        assertThat(p.count()).isEqualTo(4);
+    }
+
+    /** Each thread logs its own requests; the fold merges them by end time for the idle gap. */
+    @Test
+    void requestsOfManyThreadsAreMergedByTheirEnds() throws Exception {
+        RequestProbe p = new RequestProbe(new PoolProbe());
+        RouteStats get = p.route("GET", "/orders/{id}");
+        long t = 1_000 * MS;
+        Thread other = new Thread(() -> p.record(t + 500 * MS, t + 600 * MS, get, MS, false));  // gap 495 ms
+        p.record(t, t + 5 * MS, get, MS, false);              // the first: no gap known
+        p.record(t + 1_020 * MS, t + 1_021 * MS, get, MS, false);  // gap 420 ms after the other thread's
+        other.start();
+        other.join();
+        assertThat(p.sample(1.0).get("rps")).isEqualTo(3.0);
+        assertThat(p.idleGapRows()).extracting(r -> r.get("gapMs"), r -> r.get("count"))
+                .as("the other thread's request sits between this one's: two gaps of 100 ms to 1 s")
+                .containsExactly(tuple(100L, 2L));
+    }
+
+    @Test
+    void inFlightIsTheRequestsInTheContainerWhenTheWindowCloses() {
+        RequestProbe p = new RequestProbe(new PoolProbe());
+        long start = p.containerEnter();
+        assertThat(p.sample(1.0).get("inFlight")).isEqualTo(1.0);
+        p.containerExit(start, System.nanoTime(), 200, null);
+        Map<String, Double> row = p.sample(1.0);
+        assertThat(row.get("inFlight")).isEqualTo(0.0);
+        assertThat(row.get("rps")).isEqualTo(1.0);
+        assertThat(p.routeRows()).extracting(r -> r.get("route")).containsExactly("(no handler)");
     }
 }

@@ -92,7 +92,7 @@ class RequestProbeTest {
             double filterMs = filterNs.sum() / 1e6 / 10;  // what the filter really took (sleep overshoots on a busy machine)
             // The container records a request when its service() returns, a moment after the client got the response.
             long deadline = System.nanoTime() + 10_000_000_000L;
-            while (p.requests.requests.sum() < 10 && System.nanoTime() < deadline) Thread.sleep(5);
+            while (p.requests.count() < 10 && System.nanoTime() < deadline) Thread.sleep(5);
             Map<String, Object> route = p.requests.routeRows().get(0);
             assertThat(route).containsEntry("route", "GET /orders/{id}").containsEntry("count", 10L);
             double handler = (double) route.get("handlerMs");
@@ -100,6 +100,9 @@ class RequestProbeTest {
             assertThat(below).isGreaterThanOrEqualTo(filterMs).isLessThan(filterMs + 30);
             assertThat(handler).isLessThan(below);
             assertThat(ProbeContext.run(new RequestsCommand(), false).text()).containsPattern("GET /orders/\\{id\\}\\s+10\\s");
+            // Tomcat's pool, from the adapter's connector: its class is not woven (AppExecutors.WORKER_LOCK says why).
+            assertThat(p.pools.describe()).anyMatch(r -> String.valueOf(r.get("pool")).startsWith("tomcat"));
+            assertThat(p.woven).noneMatch(w -> w.startsWith(ContainerPools.TOMCAT_EXECUTOR));
         } finally {
             tomcat.stop();
             tomcat.destroy();

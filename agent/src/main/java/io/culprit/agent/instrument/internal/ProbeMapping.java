@@ -7,11 +7,14 @@ import java.lang.annotation.RetentionPolicy;
 import java.util.Map;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.annotation.AnnotationDescription;
+import net.bytebuddy.description.field.FieldDescription;
+import net.bytebuddy.description.field.FieldList;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.method.ParameterDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.implementation.bytecode.assign.Assigner;
 import net.bytebuddy.implementation.bytecode.constant.NullConstant;
+import net.bytebuddy.matcher.ElementMatchers;
 
 /**
  * Binds a {@link Read} parameter of {@link ProbeAdvice} per woven method: the receiver, an
@@ -20,7 +23,10 @@ import net.bytebuddy.implementation.bytecode.constant.NullConstant;
  */
 public final class ProbeMapping implements Advice.OffsetMapping {
 
-    /** Which value: one of {@link Plan#SELF}, {@link Plan#ARG0}, {@link Plan#ARG1}, {@link Plan#RETURNED}. */
+    /**
+     * Which value: one of {@link Plan#SELF}, {@link Plan#ARG0} (or {@link Plan#OUTER} when the
+     * method's reads say so), {@link Plan#ARG1}, {@link Plan#RETURNED}.
+     */
     @Retention(RetentionPolicy.RUNTIME)
     @java.lang.annotation.Target(ElementType.PARAMETER)
     public @interface Read {
@@ -70,9 +76,24 @@ public final class ProbeMapping implements Advice.OffsetMapping {
     public Target resolve(TypeDescription type, MethodDescription method, Assigner assigner,
                           Advice.ArgumentHandler handler, Sort sort) {
         Integer reads = readsByMethodKey.get(method.getInternalName() + method.getDescriptor());
+        if (reads != null && what == Plan.ARG0 && (reads & Plan.OUTER) != 0) {
+            return outer(type);
+        }
         if (reads == null || (reads & what) == 0) {
             return new Target.ForStackManipulation(NullConstant.INSTANCE);
         }
         return value.resolve(type, method, assigner, handler, sort);
+    }
+
+    /**
+     * The enclosing instance of an inner class, read by the woven method from its own field (no
+     * reflection: ThreadPoolExecutor$Worker's is in java.base, closed to the agent).
+     */
+    private static Target outer(TypeDescription type) {
+        FieldList<FieldDescription.InDefinedShape> f = type.getDeclaredFields().filter(ElementMatchers.named("this$0"));
+        if (f.size() != 1) {
+            throw new IllegalStateException(type.getName() + " has no enclosing instance field this$0");
+        }
+        return new Target.ForField.ReadOnly(f.getOnly());
     }
 }
