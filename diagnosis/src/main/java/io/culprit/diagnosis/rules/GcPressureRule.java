@@ -57,7 +57,10 @@ public final class GcPressureRule implements Rule {
         Optional<ColumnStats> pause = ev.stats("gc", "pauseSumMs");
         if (pause.isEmpty()) return notAssessed("no series gc#pauseSumMs");
         long windowMs = ev.series("gc").orElseThrow().intervalMs();
-        double share = pause.get().sum() / (pause.get().count() * (double) windowMs);
+        // Over the time observed: the windows are aligned to the clock, so the first and last are
+        // partial, and a last window of a few ms with no pause would dilute the share by a tenth.
+        double observedMs = ev.observedSeconds() * 1000;
+        double share = pause.get().sum() / (observedMs > 0 ? observedMs : pause.get().count() * (double) windowMs);
         double worstShare = pause.get().max() / windowMs;
         Finding.Builder b = finding(Severity.OK).evidence("series/gc#pauseSumMs");
         List<String> pressure = new ArrayList<>();
