@@ -251,7 +251,8 @@ public final class Evidence {
         return s == null ? "" : s;
     }
 
-    private static double meta(Table t, String key) {
+    /** A number from a table's meta, NaN when absent. */
+    public static double meta(Table t, String key) {
         if (t == null) return Double.NaN;
         Object v = t.meta().get(key);
         return v instanceof Number ? ((Number) v).doubleValue() : Double.NaN;

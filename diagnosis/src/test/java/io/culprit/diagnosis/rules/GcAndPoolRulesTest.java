@@ -68,6 +68,23 @@ class GcAndPoolRulesTest {
         assertThat(f.summary()).startsWith("GC pauses took 5.2 % of wall time");
     }
 
+    /**
+     * CI, gc-pool-starvation at 200 req/s: the heap's growth between GCs read 13 MB/s, JFR's
+     * allocation samples 42 MB/s (219 KB per request; the lab counts 185 KB in the statement alone).
+     */
+    @Test
+    void allocationPerRequestComesFromTheSamplesWhenTheyWereRecorded() {
+        var ev = CaseBuilder.in(dir, 10, 2).series("gc", 1000, "pauseSumMs", flat(10, 140))
+                .series("alloc", 1000, "mbPerSec", flat(10, 13))
+                .series("requests", 1000, "rps", flat(10, 200))
+                .tableWithMeta("alloc-sites", java.util.Map.of("totalMb", 437.5),
+                        row("site", "StatementService.render", "topClass", "byte[]", "mb", 300.0, "share", 0.69))
+                .evidence();
+        Finding f = new GcPressureRule().evaluate(ev);
+        assertThat(f.summary()).contains("41.7 MB/s allocated, 214 KB per request");
+        assertThat(f.numbers()).contains(num("214", "tables/alloc-sites"));
+    }
+
     @Test
     void aTightHeapWithoutImpactIsOnlyInfo() {
         var ev = CaseBuilder.in(dir, 10, 2).series("gc", 1000, "pauseSumMs", flat(10, 5))
