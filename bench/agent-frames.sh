@@ -79,12 +79,17 @@ def load(t):
 def responses(t):
     return json.load(open(f"{work}/measured-{t}.json"))["summary"]["responses"]
 OWN = re.compile(r"^io[/.]culprit[/.](agent|bootstrap)[/.]")  # not the lab's own io.culprit.lab
+# The probes' linked call sites (invokedynamic) run through LambdaForms when not inlined whole.
+SITE = re.compile(r"^java[/.]lang[/.]invoke[/.]LambdaForm\$")
 a, b = load("a"), load("b")
 total_a, total_b = sum(n for _, n in a), sum(n for _, n in b)
 by_hook, own = {}, 0
 for frames, n in a:
     i = next((k for k, f in enumerate(frames) if OWN.match(f)), None)
+    if i is None and SITE.match(frames[-1]):
+        i = len(frames) - 1
     if i is None: continue
+    while i > 0 and SITE.match(frames[i - 1]): i -= 1
     own += n
     # The frame below the first of culprit's: the woven method (java.lang.Thread.run for the agent's own threads).
     hook = frames[i - 1] if i > 0 else "(root)"

@@ -1,5 +1,10 @@
 package io.culprit.bootstrap;
 
+import java.lang.invoke.CallSite;
+import java.lang.invoke.ConstantCallSite;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
 /**
  * The one class woven code calls. A static, volatile {@link Spy} that is a no-op until the agent
  * installs its dispatcher and again after {@link #reset()}, so bytecode left behind by a crashed
@@ -90,5 +95,24 @@ public final class Bridge {
         } catch (Throwable ignored) {
             // never into the application
         }
+    }
+
+    /**
+     * The bootstrap method of the framework probes' {@code invokedynamic} calls: the installed
+     * spy gives each call site a target the JIT can inline whole (a constant listener, no table
+     * lookup, no megamorphic call), and points it at a no-op when its command ends. A site that
+     * links while no agent is installed (leftover code between a reset and its retransformation)
+     * is a no-op for good. Never throws: a failing bootstrap would throw into the application.
+     */
+    public static CallSite link(MethodHandles.Lookup caller, String name, MethodType type, int id) {
+        try {
+            CallSite site = spy.link(name, type, id);
+            if (site != null) {
+                return site;
+            }
+        } catch (Throwable ignored) {
+            // a no-op below
+        }
+        return new ConstantCallSite(MethodHandles.empty(type));
     }
 }

@@ -1,5 +1,8 @@
 package io.culprit.bootstrap;
 
+import java.lang.invoke.CallSite;
+import java.lang.invoke.MethodType;
+
 /**
  * What woven code reaches through {@link Bridge}. Lives on the bootstrap class path so that
  * classes of every loader can link against it; the agent's dispatcher implements it from its
@@ -37,4 +40,12 @@ public interface Spy {
 
     /** Just after a woven call site's callee returned normally. */
     void afterCall(int site);
+
+    /**
+     * The call site of one {@code invokedynamic} in woven code ({@link Bridge#link}): {@code name}
+     * is the {@link Spy} method it stands for, {@code id} the woven method's. Null: not linked here.
+     */
+    default CallSite link(String name, MethodType type, int id) {
+        return null;
+    }
 }

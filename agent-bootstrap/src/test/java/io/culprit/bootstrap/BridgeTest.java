@@ -2,6 +2,11 @@ package io.culprit.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.invoke.CallSite;
+import java.lang.invoke.ConstantCallSite;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.MutableCallSite;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -80,5 +85,28 @@ class BridgeTest {
         @Override public void probeExit(int id, long start, Object self, Object a0, Object a1, Object r, Throwable t) { throw new LinkageError(); }
         @Override public void beforeCall(int site) { throw new IllegalStateException(); }
         @Override public void afterCall(int site) { throw new IllegalStateException(); }
+        @Override public CallSite link(String name, MethodType type, int id) { throw new IllegalStateException(); }
+    }
+
+    private static final MethodType ENTER = MethodType.methodType(long.class, int.class, Object.class, Object.class);
+
+    @Test
+    void linkingWithoutAnAgentOrWithAFailingOneGivesANoOpSite() throws Throwable {
+        CallSite none = Bridge.link(MethodHandles.lookup(), "probeEnter", ENTER, 1);
+        assertThat(none).isInstanceOf(ConstantCallSite.class);
+        assertThat((long) none.dynamicInvoker().invokeExact(1, (Object) "self", (Object) null)).isZero();
+        Bridge.install(new ThrowingSpy());
+        CallSite failed = Bridge.link(MethodHandles.lookup(), "probeEnter", ENTER, 1);
+        assertThat((long) failed.dynamicInvoker().invokeExact(1, (Object) "self", (Object) null)).isZero();
+    }
+
+    @Test
+    void linkingWithAnAgentGivesItsSite() throws Throwable {
+        MutableCallSite mine = new MutableCallSite(MethodHandles.constant(long.class, 5L));
+        Bridge.install(new ThrowingSpy() {
+            @Override public CallSite link(String name, MethodType type, int id) { return id == 4 ? mine : null; }
+        });
+        assertThat(Bridge.link(MethodHandles.lookup(), "probeEnter", ENTER, 4)).isSameAs(mine);
+        assertThat(Bridge.link(MethodHandles.lookup(), "probeEnter", ENTER, 5)).isInstanceOf(ConstantCallSite.class);
     }
 }

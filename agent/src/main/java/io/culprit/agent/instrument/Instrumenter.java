@@ -8,8 +8,8 @@ import io.culprit.agent.instrument.internal.Dispatcher;
 import io.culprit.agent.instrument.internal.IdMapping;
 import io.culprit.agent.instrument.internal.LeanAdvice;
 import io.culprit.agent.instrument.internal.MethodId;
-import io.culprit.agent.instrument.internal.ProbeAdvice;
 import io.culprit.agent.instrument.internal.ProbeMapping;
+import io.culprit.agent.instrument.internal.ProbeWeave;
 import io.culprit.bootstrap.Bridge;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
@@ -60,7 +60,29 @@ public final class Instrumenter {
         // Before the weave: afterwards those frames are the obsolete ones. Not for the probes, which
         // print no Affect line and weave no class a thread loops in (AppExecutors.WORKER_LOCK).
         String loops = plan.probes ? "" : LoopingThreads.note(plan.classes());
-        ResettableClassFileTransformer transformer = new AgentBuilder.Default()
+        // The dispatcher goes in first: a probe's invokedynamic links on its first call, which may
+        // come before installOn returns, and a site linked with no dispatcher stays a no-op.
+        Bridge.install(Dispatcher.INSTANCE);
+        ResettableClassFileTransformer transformer;
+        try {
+            transformer = weave(inst, plan, woven, errors);
+        } catch (RuntimeException | Error e) {
+            if (LIVE.isEmpty()) Bridge.reset();
+            throw e;
+        }
+        Installation installation = new Installation(inst, transformer, ids, woven.size(), plan.classes());
+        installation.looping(loops);
+        installation.failures(errors);
+        LIVE.add(installation);
+        if (woven.isEmpty()) {
+            installation.close();
+            throw new CommandException("could not weave any class" + (errors.isEmpty() ? "" : ": " + errors.get(0)));
+        }
+        return installation;
+    }
+
+    private static ResettableClassFileTransformer weave(Instrumentation inst, Plan plan, List<String> woven, List<String> errors) {
+        return new AgentBuilder.Default()
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
                 .with(new AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Explicit(plan.classes()))
@@ -82,16 +104,6 @@ public final class Instrumenter {
                 .type((type, loader, module, redefined, pd) -> redefined != null && plan.classes().contains(redefined))
                 .transform((builder, type, loader, module, pd) -> weave(builder, plan, classOf(plan, type.getName(), loader)))
                 .installOn(inst);
-        Bridge.install(Dispatcher.INSTANCE);
-        Installation installation = new Installation(inst, transformer, ids, woven.size(), plan.classes());
-        installation.looping(loops);
-        installation.failures(errors);
-        LIVE.add(installation);
-        if (woven.isEmpty()) {
-            installation.close();
-            throw new CommandException("could not weave any class" + (errors.isEmpty() ? "" : ": " + errors.get(0)));
-        }
-        return installation;
     }
 
     private static Class<?> classOf(Plan plan, String name, ClassLoader loader) {
@@ -111,7 +123,7 @@ public final class Instrumenter {
         if (ids != null) {
             Advice.WithCustomMapping mapping = Advice.withCustomMapping().bind(MethodId.class, new IdMapping(ids));
             if (plan.probes) {
-                builder = weaveProbes(builder, mapping, plan.reads.getOrDefault(type, Map.of()));
+                builder = weaveProbes(builder, mapping, ids, plan.reads.getOrDefault(type, Map.of()));
             } else {
                 builder = builder.visit(mapping.to(plan.withArgs ? ArgsAdvice.class : LeanAdvice.class)
                         .on(keyIn(ids).and(ElementMatchers.isMethod())));
@@ -130,11 +142,12 @@ public final class Instrumenter {
     }
 
     /**
-     * Each probe method gets the parts of {@link ProbeAdvice} its hook uses: entry and exit, entry
-     * only, or exit only; the values it reads are bound per method by {@link ProbeMapping}.
+     * Each probe method gets the parts of the probe advice its hook uses: entry and exit, entry
+     * only, or exit only; the values it reads are bound per method by {@link ProbeMapping}, and
+     * {@link ProbeWeave} picks how the calls reach the hook.
      */
     private static DynamicType.Builder<?> weaveProbes(DynamicType.Builder<?> builder, Advice.WithCustomMapping mapping,
-                                                      Map<String, Integer> reads) {
+                                                      Map<String, Integer> ids, Map<String, Integer> reads) {
         Advice.WithCustomMapping probe = mapping.bind(ProbeMapping.factory(reads));
         Map<String, Integer> both = new HashMap<>(), enterOnly = new HashMap<>(), exitOnly = new HashMap<>();
         reads.forEach((key, r) -> {
@@ -143,13 +156,13 @@ public final class Instrumenter {
         });
         ElementMatcher.Junction<MethodDescription> methods = ElementMatchers.isMethod();
         if (!both.isEmpty()) {
-            builder = builder.visit(probe.to(ProbeAdvice.Enter.class, ProbeAdvice.Exit.class).on(keyIn(both).and(methods)));
+            builder = builder.visit(ProbeWeave.advice(probe, ids, keyIn(both).and(methods), true, true));
         }
         if (!enterOnly.isEmpty()) {
-            builder = builder.visit(probe.to(ProbeAdvice.Enter.class).on(keyIn(enterOnly).and(methods)));
+            builder = builder.visit(ProbeWeave.advice(probe, ids, keyIn(enterOnly).and(methods), true, false));
         }
         if (!exitOnly.isEmpty()) {
-            builder = builder.visit(probe.to(ProbeAdvice.ExitOnly.class).on(keyIn(exitOnly).and(methods)));
+            builder = builder.visit(ProbeWeave.advice(probe, ids, keyIn(exitOnly).and(methods), false, true));
         }
         return builder;
     }

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
+import net.bytebuddy.jar.asm.Handle;
 import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
 import org.junit.jupiter.api.AfterEach;
@@ -47,6 +48,7 @@ class ProbeAdviceTest {
             @Override
             public long probeEnter(int id, Object self, Object arg0) {
                 events.add("enter " + id + " " + (self != null) + " " + arg0);
+                noteCaller();
                 return 42L;
             }
 
@@ -82,10 +84,66 @@ class ProbeAdviceTest {
             assertThat(woven.get(method)).as(method).noneMatch(i -> i.startsWith("NEWARRAY") || i.startsWith("ANEWARRAY")
                     || i.endsWith(".valueOf"));
         }
+        // A Java 7+ class file: one invokedynamic per call, linked by the Bridge to the hook itself.
         assertThat(woven.get("join")).contains("java/lang/String.concat",  // the method's own code was read too
-                "io/culprit/bootstrap/Bridge.probeEnter", "io/culprit/bootstrap/Bridge.probeExit");
-        assertThat(woven.get("note")).contains("io/culprit/bootstrap/Bridge.probeEnter").doesNotContain("io/culprit/bootstrap/Bridge.probeExit");
-        assertThat(woven.get("count")).contains("io/culprit/bootstrap/Bridge.probeExit").doesNotContain("io/culprit/bootstrap/Bridge.probeEnter");
+                LINK + "probeEnter", LINK + "probeExit").noneMatch(i -> i.startsWith("io/culprit/bootstrap/Bridge.probe"));
+        assertThat(woven.get("note")).contains(LINK + "probeEnter").doesNotContain(LINK + "probeExit", LINK + "probeExitOnly");
+        assertThat(woven.get("count")).contains(LINK + "probeExitOnly").doesNotContain(LINK + "probeEnter");
+        assertThat(viaBridge).as("the hook was called through the Bridge, not its linked call site").isEmpty();
+    }
+
+    private static final String LINK = "indy io/culprit/bootstrap/Bridge.link ";
+    /** Frames of the Bridge or the dispatcher seen under a hook: none when the call site targets the hook. */
+    private final List<String> viaBridge = new CopyOnWriteArrayList<>();
+
+    private void noteCaller() {
+        for (StackTraceElement f : new Throwable().getStackTrace()) {
+            if (f.getClassName().equals("io.culprit.bootstrap.Bridge") || f.getClassName().endsWith(".Dispatcher")) {
+                viaBridge.add(f.toString());
+            }
+        }
+    }
+
+    /** Renewed probes point the woven ids at new hooks: the linked call sites follow. */
+    @Test
+    void aNewListenerForAWovenIdGetsTheCallsOfItsLinkedSites() throws Exception {
+        List<String> events = new CopyOnWriteArrayList<>();
+        int id = Dispatcher.INSTANCE.register(named("first", events));
+        Plan plan = Plan.forProbes();
+        plan.advise(target("count"), id, Plan.EXIT | Plan.ARG0);
+        Instrumenter.install(INST, plan, new ArrayList<>(List.of(id)));
+        ProbedTarget t = new ProbedTarget();
+        t.count("a");
+        Dispatcher.INSTANCE.set(id, named("second", events));
+        t.count("bb");
+        Dispatcher.INSTANCE.unregisterAll(List.of(id));
+        t.count("ccc");  // still woven: its site is a no-op now
+        assertThat(events).containsExactly("first a", "second bb");
+    }
+
+    /** A class file too old for invokedynamic (Java 6) is woven with the Bridge's static calls. */
+    @Test
+    void aJava6ClassFileGetsTheBridgesStaticCalls() throws Exception {
+        Class<?> old = Java6Class.define();
+        List<String> events = new CopyOnWriteArrayList<>();
+        int id = Dispatcher.INSTANCE.register(named("old", events));
+        Plan plan = Plan.forProbes();
+        plan.advise(TargetResolver.resolve(INST, old.getName(), "twice", false, false).get(0), id, Plan.ENTER | Plan.EXIT | Plan.ARG0);
+        Instrumenter.install(INST, plan, new ArrayList<>(List.of(id)));
+        Object o = old.getConstructor().newInstance();
+        assertThat(old.getMethod("twice", Object.class).invoke(o, "x")).isEqualTo("xx");
+        assertThat(events).containsExactly("old x");
+        assertThat(wovenInstructions(old).get("twice")).contains("io/culprit/bootstrap/Bridge.probeEnter",
+                "io/culprit/bootstrap/Bridge.probeExit").noneMatch(i -> i.startsWith("indy"));
+    }
+
+    private static Listener named(String name, List<String> events) {
+        return new Listener() {
+            @Override
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                events.add(name + " " + arg0);
+            }
+        };
     }
 
     private static MethodTarget target(String method) throws Exception {
@@ -97,17 +155,21 @@ class ProbeAdviceTest {
      * the class is retransformed again (the JVM chains transformers in the order they were added).
      */
     private static Map<String, List<String>> wovenInstructions() throws Exception {
+        return wovenInstructions(ProbedTarget.class);
+    }
+
+    private static Map<String, List<String>> wovenInstructions(Class<?> woven) throws Exception {
         byte[][] seen = new byte[1][];
         ClassFileTransformer reader = new ClassFileTransformer() {
             @Override
             public byte[] transform(ClassLoader loader, String name, Class<?> redefined, ProtectionDomain pd, byte[] bytes) {
-                if (redefined == ProbedTarget.class) seen[0] = bytes.clone();
+                if (redefined == woven) seen[0] = bytes.clone();
                 return null;
             }
         };
         INST.addTransformer(reader, true);
         try {
-            INST.retransformClasses(ProbedTarget.class);
+            INST.retransformClasses(woven);
         } finally {
             INST.removeTransformer(reader);
         }
@@ -130,6 +192,11 @@ class ProbeAdviceTest {
                     @Override
                     public void visitMethodInsn(int opcode, String owner, String name, String desc, boolean itf) {
                         ins.add(owner + "." + name);
+                    }
+
+                    @Override
+                    public void visitInvokeDynamicInsn(String name, String desc, Handle bsm, Object... args) {
+                        ins.add("indy " + bsm.getOwner() + "." + bsm.getName() + " " + name);
                     }
                 };
             }

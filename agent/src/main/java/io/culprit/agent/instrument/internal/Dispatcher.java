@@ -2,7 +2,14 @@ package io.culprit.agent.instrument.internal;
 
 import io.culprit.agent.instrument.Listener;
 import io.culprit.bootstrap.Spy;
+import java.lang.invoke.CallSite;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.MutableCallSite;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The {@link Spy} the Bridge delegates to: an id-indexed, copy-on-write array of listeners, so
@@ -16,6 +23,8 @@ public final class Dispatcher implements Spy {
 
     private volatile Listener[] listeners = new Listener[256];
     private int nextId = 1;
+    /** The linked call sites of each id ({@link #link}): re-pointed whenever the id's listener changes. */
+    private final Map<Integer, List<MutableCallSite>> sites = new HashMap<>();
 
     private Dispatcher() { }
 
@@ -46,14 +55,44 @@ public final class Dispatcher implements Spy {
         Listener[] current = listeners;
         current[id] = listener;
         listeners = current;
+        repoint(sites.get(id), listener);
     }
 
     public synchronized void unregisterAll(Iterable<Integer> ids) {
         Listener[] current = listeners;
         for (int id : ids) {
             current[id] = null;
+            repoint(sites.remove(id), null);  // ids are never reused: the sites are done
         }
         listeners = current;
+    }
+
+    /**
+     * A probe's {@code invokedynamic} (see {@link ProbeAdvice}): a call site whose target is the
+     * id's listener itself, so the JIT inlines the listener into the woven method. Changing the
+     * listener re-points the site, which deoptimizes the code that inlined it.
+     */
+    @Override
+    public synchronized CallSite link(String name, MethodType type, int id) {
+        Listener listener = at(id);
+        if (listener == null || !ProbeTargets.links(name, type)) {
+            return null;  // the Bridge's no-op for good: an id whose command ended is never reused
+        }
+        MutableCallSite site = new MutableCallSite(type);
+        site.setTarget(ProbeTargets.of(type, listener));
+        sites.computeIfAbsent(id, k -> new ArrayList<>()).add(site);
+        return site;
+    }
+
+    private static void repoint(List<MutableCallSite> linked, Listener listener) {
+        if (linked == null || linked.isEmpty()) {
+            return;
+        }
+        for (MutableCallSite site : linked) {
+            site.setTarget(ProbeTargets.of(site.type(), listener));
+        }
+        // Other threads see the new targets now, not at their next synchronization.
+        MutableCallSite.syncAll(linked.toArray(new MutableCallSite[0]));
     }
 
     private Listener at(int id) {

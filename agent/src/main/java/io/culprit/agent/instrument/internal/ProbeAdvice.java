@@ -49,4 +49,47 @@ public final class ProbeAdvice {
             Bridge.probeExit(id, 0L, self, arg0, arg1, returned, thrown);
         }
     }
+
+    /**
+     * The same three calls as {@code invokedynamic} instead of the Bridge's static methods, for
+     * class files that may hold one (Java 7+): not inlined (the call is the woven code's only
+     * link to the agent) but linked by {@link io.culprit.bootstrap.Bridge#link} to a site whose
+     * target is the hook itself, which the JIT inlines into the woven method. The names and
+     * signatures are what {@link ProbeTargets} links; the bodies run only if nothing linked them.
+     */
+    public static final class Indy {
+        private Indy() { }
+
+        public static final class Enter {
+            private Enter() { }
+
+            @Advice.OnMethodEnter(inline = false)
+            public static long probeEnter(@MethodId int id, @ProbeMapping.Read(Plan.SELF) Object self,
+                                          @ProbeMapping.Read(Plan.ARG0) Object arg0) {
+                return Bridge.probeEnter(id, self, arg0);
+            }
+        }
+
+        public static final class Exit {
+            private Exit() { }
+
+            @Advice.OnMethodExit(onThrowable = Throwable.class, inline = false)
+            public static void probeExit(@MethodId int id, @Advice.Enter long start, @ProbeMapping.Read(Plan.SELF) Object self,
+                                         @ProbeMapping.Read(Plan.ARG0) Object arg0, @ProbeMapping.Read(Plan.ARG1) Object arg1,
+                                         @ProbeMapping.Read(Plan.RETURNED) Object returned, @Advice.Thrown Throwable thrown) {
+                Bridge.probeExit(id, start, self, arg0, arg1, returned, thrown);
+            }
+        }
+
+        public static final class ExitOnly {
+            private ExitOnly() { }
+
+            @Advice.OnMethodExit(onThrowable = Throwable.class, inline = false)
+            public static void probeExitOnly(@MethodId int id, @ProbeMapping.Read(Plan.SELF) Object self,
+                                             @ProbeMapping.Read(Plan.ARG0) Object arg0, @ProbeMapping.Read(Plan.ARG1) Object arg1,
+                                             @ProbeMapping.Read(Plan.RETURNED) Object returned, @Advice.Thrown Throwable thrown) {
+                Bridge.probeExit(id, 0L, self, arg0, arg1, returned, thrown);
+            }
+        }
+    }
 }
