@@ -72,22 +72,11 @@ final class LabLoad {
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
     }
 
-    /**
-     * One request; returns its latency in nanoseconds, failing on a 5xx. A GET that fails with an
-     * I/O error is sent once more, as HTTP/1.1 lets a client do with an idempotent request: the
-     * server may close a kept-alive connection (Tomcat does after 100 requests) just as the
-     * client reuses it (CI: one such error in ~1,500 requests failed ConverterRebuildIT).
-     */
+    /** One request; returns its latency in nanoseconds, failing on a 5xx. */
     static long once(HttpRequest req) {
         long t0 = System.nanoTime();
         try {
-            HttpResponse<String> r;
-            try {
-                r = HTTP.send(req, HttpResponse.BodyHandlers.ofString());
-            } catch (IOException stale) {
-                if (!req.method().equals("GET")) throw stale;
-                r = HTTP.send(req, HttpResponse.BodyHandlers.ofString());
-            }
+            HttpResponse<String> r = HTTP.send(req, HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() >= 500) {
                 throw new AssertionError(req.uri() + " answered " + r.statusCode() + ": " + r.body());
             }
