@@ -16,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * (RestTemplate and RestClient), at WebClient's exchange ({@link WebClientHooks}), the JDK's
  * HttpClient ({@link JdkHttpHooks}), Apache HttpClient 5 ({@link ApacheHttpHooks}) and OkHttp
  * ({@link OkHttpHooks}); Redis at Jedis's connection ({@link RedisHooks}) and Lettuce's
- * ({@link LettuceHooks}). A call slower than its kind's threshold is counted as slow and kept,
+ * ({@link LettuceHooks}). Each target keeps the application code it was first called from
+ * ({@link CallSite}). A call slower than its kind's threshold is counted as slow and kept,
  * with its text, among the recent alerts. A call goes into its thread's own log
  * ({@link EventLog}), folded into its target's stats when the table is read.
  */
@@ -136,7 +137,8 @@ final class CallProbe {
         ConcurrentHashMap<String, CallStats> ofKind = calls.get(kind);
         if (ofKind == null) ofKind = calls.computeIfAbsent(kind, k -> new ConcurrentHashMap<>());
         CallStats s = ofKind.get(target);  // get first: computeIfAbsent's capturing lambda allocates
-        return s != null ? s : ofKind.computeIfAbsent(target, t -> byIndex.add(i -> new CallStats(kind, t, i)));
+        // A target's first call walks the stack once for its call site; every later one finds the stats.
+        return s != null ? s : ofKind.computeIfAbsent(target, t -> byIndex.add(i -> new CallStats(kind, t, i, CallSite.here())));
     }
 
     /** Adds drained calls to their targets; under foldLock. */

@@ -15,15 +15,18 @@ final class CallStats {
     final String target;
     /** This target's place in the probe's table, which is what a logged call carries. */
     final int index;
+    /** Where the target was first called from. */
+    final CallSite site;
     private final Histogram us = new Histogram(3);
     private long slow;
     private long errors;
     private double totalMs;
 
-    CallStats(String kind, String target, int index) {
+    CallStats(String kind, String target, int index, CallSite site) {
         this.kind = kind;
         this.target = target;
         this.index = index;
+        this.site = site;
     }
 
     void add(long ns, boolean isSlow, boolean failed) {
@@ -51,6 +54,8 @@ final class CallStats {
         // Calls made outside any request (schedulers, startup) can push this above 1; it is a share of request time only when they run inside requests.
         r.put("shareOfRequestTime", requestMs > 0 ? Math.min(1.0, totalMs / requestMs) : null);
         r.put("perRequest", requests > 0 ? (double) count / requests : null);
+        r.put("caller", site.caller);
+        r.put("callPath", site.path);
         return r;
     }
 }

@@ -19,7 +19,7 @@ public final class CallsCommand implements Command {
 
     @Override
     public String summary() {
-        return "dependency calls (SQL via HikariCP, HTTP via Spring): time, share of requests, slow-call alerts";
+        return "dependency calls (SQL via HikariCP, Redis, HTTP): time, calls per request, where from, slow-call alerts";
     }
 
     @Override
@@ -49,12 +49,14 @@ public final class CallsCommand implements Command {
             ctx.data(data);
             return;
         }
-        StringBuilder sb = new StringBuilder(String.format("%-5s %-60s %7s %10s %8s %8s %5s%n",
-                "KIND", "TARGET", "COUNT", "TOTAL ms", "P99 ms", "MAX ms", "SLOW"));
+        StringBuilder sb = new StringBuilder(String.format("%-5s %-60s %7s %7s %10s %8s %8s %5s  %s%n",
+                "KIND", "TARGET", "COUNT", "PER REQ", "TOTAL ms", "P99 ms", "MAX ms", "SLOW", "FROM"));
         for (Map<String, Object> r : rows) {
-            sb.append(String.format("%-5s %-60s %7d %10.1f %8.1f %8.1f %5d%n", r.get("kind"),
-                    Format.clip(String.valueOf(r.get("target")), 60), r.get("count"), r.get("totalMs"),
-                    r.get("p99Ms"), r.get("maxMs"), r.get("slowCount")));
+            Object perRequest = r.get("perRequest");
+            sb.append(String.format("%-5s %-60s %7d %7s %10.1f %8.1f %8.1f %5d  %s%n", r.get("kind"),
+                    Format.clip(String.valueOf(r.get("target")), 60), r.get("count"),
+                    perRequest == null ? "-" : String.format("%.1f", (Double) perRequest), r.get("totalMs"),
+                    r.get("p99Ms"), r.get("maxMs"), r.get("slowCount"), r.get("caller")));
         }
         for (Map<String, Object> a : alerts) {
             sb.append(String.format("SLOW %s %.1f ms (> %.0f ms) on %s: %s%n", a.get("kind"), a.get("ms"),

@@ -22,13 +22,6 @@ import jdk.jfr.consumer.RecordedEvent;
  */
 public final class DbWaitCollector implements EventCollector {
     private static final int TOP = 20;
-    /** Libraries between the application and the driver: pools, templates, ORMs. */
-    private static final String[] DATA_ACCESS = {
-        "com.zaxxer.", "org.springframework.", "org.hibernate.", "org.jooq.", "org.mybatis.", "org.apache.ibatis.",
-        "jakarta.persistence.", "org.jdbi.", "org.h2.", "org.postgresql.", "com.mysql.", "org.mariadb.", "oracle.jdbc.",
-        "com.microsoft.sqlserver.", "org.hsqldb.", "org.apache.derby.", "org.sqlite."
-    };
-
     private static final class Row {
         final String caller, method;
         long events;
@@ -57,7 +50,7 @@ public final class DbWaitCollector implements EventCollector {
         if (exec < 0) return;
         String caller = null;
         for (int i = exec + 1; i < stack.size() && caller == null; i++) {
-            if (!Frames.isJdk(stack.get(i)) && !dataAccess(stack.get(i))) caller = Frames.method(stack.get(i));
+            if (!Frames.isJdk(stack.get(i)) && !ClientLibraries.isDataAccess(stack.get(i))) caller = Frames.method(stack.get(i));
         }
         String statement = Frames.method(stack.get(exec));
         String method = statement.substring(statement.lastIndexOf('.') + 1);
@@ -96,11 +89,6 @@ public final class DbWaitCollector implements EventCollector {
             if (!Frames.isJdk(f) && f.toLowerCase(java.util.Locale.ROOT).contains("lock")) return Frames.method(f);
         }
         return null;
-    }
-
-    private static boolean dataAccess(String frame) {
-        for (String p : DATA_ACCESS) if (frame.startsWith(p)) return true;
-        return false;
     }
 
     private static String kind(String event) {

@@ -1,0 +1,42 @@
+package io.culprit.jfr.collect;
+
+/**
+ * The libraries that stand between an application and its dependencies: connection pools, JDBC
+ * drivers and embedded databases, templates and ORMs, Redis and HTTP clients and the async
+ * plumbing under them. A wait or a call seen inside them was asked for by the first frame outside
+ * them (and outside the JDK): the code a fix goes into. Keyed to libraries, never to one
+ * application, so it names the caller in any service.
+ */
+public final class ClientLibraries {
+    /** Between the application and a SQL database. */
+    private static final String[] DATA_ACCESS = {
+        "com.zaxxer.", "org.springframework.", "org.hibernate.", "org.jooq.", "org.mybatis.", "org.apache.ibatis.",
+        "jakarta.persistence.", "org.jdbi.", "org.h2.", "org.postgresql.", "com.mysql.", "org.mariadb.", "oracle.jdbc.",
+        "com.microsoft.sqlserver.", "org.hsqldb.", "org.apache.derby.", "org.sqlite.", "com.querydsl.", "io.ebean.",
+        "com.p6spy.", "net.ttddyy.", "io.micrometer.", "io.opentelemetry."
+    };
+    /** Between the application and Redis or a remote HTTP service (Spring's clients are covered above). */
+    private static final String[] REMOTE = {
+        "redis.clients.", "io.lettuce.", "org.redisson.", "okhttp3.", "okio.", "org.apache.hc.", "org.apache.http.",
+        "io.netty.", "reactor.", "kotlin.", "kotlinx.", "feign.", "retrofit2.", "io.github.resilience4j.",
+        "com.netflix.hystrix.", "org.eclipse.jetty.client."
+    };
+
+    private ClientLibraries() { }
+
+    /** A frame ({@code class.method:line}) or class name of a pool, driver, template or ORM. */
+    public static boolean isDataAccess(String frame) {
+        for (String p : DATA_ACCESS) if (frame.startsWith(p)) return true;
+        return false;
+    }
+
+    /**
+     * A frame or class name of any dependency client, or generated code around one (proxies,
+     * {@code $$}-named subclasses): not where the call was decided.
+     */
+    public static boolean isClient(String frame) {
+        if (isDataAccess(frame) || frame.contains("$$") || frame.contains("$Proxy")) return true;
+        for (String p : REMOTE) if (frame.startsWith(p)) return true;
+        return false;
+    }
+}
