@@ -16,7 +16,8 @@ public enum Scenario {
     PROTOTYPE_BEAN("prototype-bean"),
     TIMER_LOCK("timer-lock"),
     BINDING_EXCEPTIONS("binding-exceptions"),
-    LOG_STORM("log-storm");
+    LOG_STORM("log-storm"),
+    N_PLUS_ONE("n-plus-one");
 
     private final String slug;
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.netflix.hystrix.util.HystrixTimer;
 import io.culprit.lab.customers.ProductLookup;
+import io.culprit.lab.data.PoolMetrics;
 import io.culprit.lab.orders.StatementService;
 import java.lang.management.ManagementFactory;
 import java.net.http.HttpRequest;
@@ -166,6 +167,37 @@ class ScenarioFaultsTest {
             LabLoad.once(req);
         }
         return (LOOKUPS_CREATED.get() - before) / 10.0;
+    }
+
+    @Autowired
+    PoolMetrics pool;
+
+    @Test
+    void nPlusOneRunsAQueryPerOrderAndTheFixedTwinOne() throws Exception {
+        HttpRequest req = LabLoad.get(url("/api/orders/recent?limit=40"));
+        mode.set(Scenario.N_PLUS_ONE, false);
+        String faultyBody = LabLoad.body(req);
+        double faultyPerRequest = acquiresPerRequest(req);
+        LabLoad.Result faulty = LabLoad.closed(req, 4, Duration.ofSeconds(3));
+        mode.set(Scenario.N_PLUS_ONE, true);
+        String fixedBody = LabLoad.body(req);
+        double fixedPerRequest = acquiresPerRequest(req);
+        LabLoad.Result fixed = LabLoad.closed(req, 4, Duration.ofSeconds(3));
+        System.out.printf("n-plus-one: queries/request faulty %.0f, fixed %.0f; faulty %s; fixed %s%n",
+                faultyPerRequest, fixedPerRequest, faulty, fixed);
+        // Each JdbcTemplate query outside a transaction takes a connection of its own: one acquire per query.
+        assertThat(faultyPerRequest).isEqualTo(41);
+        assertThat(fixedPerRequest).isEqualTo(2);
+        assertThat(fixedBody).isEqualTo(faultyBody).contains("\"items\":5", "\"skus\":[\"SKU-");
+        assertThat(fixed.throughput()).isGreaterThan(faulty.throughput() * 1.5);
+    }
+
+    private double acquiresPerRequest(HttpRequest req) {
+        long before = pool.snapshot().acquires();
+        for (int i = 0; i < 10; i++) {
+            LabLoad.once(req);
+        }
+        return (pool.snapshot().acquires() - before) / 10.0;
     }
 
     @Test

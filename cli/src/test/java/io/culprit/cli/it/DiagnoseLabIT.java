@@ -41,7 +41,8 @@ class DiagnoseLabIT {
             "prototype-bean-creation", "prototype-beans",
             "lock-contention", "lock-contention",
             "exceptions-control-flow", "caught-exceptions",
-            "logging-stack-traces", "logging-pressure");
+            "logging-stack-traces", "logging-pressure",
+            "n-plus-one-queries", "chatty-calls");
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -65,6 +66,8 @@ class DiagnoseLabIT {
             "timer-lock,         true",
             "idle-resource-scan, false",
             "idle-resource-scan, true",
+            "n-plus-one,         false",
+            "n-plus-one,         true",
     })
     void diagnoseNamesTheGroundTruthAndItsFixedTwinDoesNot(String scenario, boolean fixed) throws Exception {
         JsonNode truth = JSON.readTree(Path.of("..", "lab", "src", "main", "resources", "scenarios", scenario + ".json").toFile());

@@ -1,8 +1,13 @@
 package io.culprit.lab.orders;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.stereotype.Repository;
 
 /** Plain JDBC access to orders and their lines. */
@@ -33,6 +38,29 @@ public class Orders {
         return jdbc.query("SELECT l.product_id, p.sku, p.name, l.qty, l.price_cents FROM order_lines l"
                         + " JOIN products p ON p.id = l.product_id WHERE l.order_id = ? ORDER BY l.id",
                 (rs, i) -> new Line(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5)), orderId);
+    }
+
+    /** The newest {@code limit} orders, without their lines. */
+    public List<Order> latest(int limit) {
+        return jdbc.query("SELECT o.id, o.customer_id, c.name, o.status, o.total_cents, o.number"
+                        + " FROM orders o JOIN customers c ON c.id = o.customer_id ORDER BY o.id DESC LIMIT ?",
+                (rs, i) -> new Order(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4), rs.getLong(5),
+                        rs.getLong(6), List.of()), limit);
+    }
+
+    /** The lines of all {@code orderIds} in one statement, by order, each order's in line order. */
+    public Map<Long, List<Line>> linesOf(List<Long> orderIds) {
+        Map<Long, List<Line>> byOrder = new HashMap<>();
+        if (orderIds.isEmpty()) {
+            return byOrder;
+        }
+        String in = String.join(",", Collections.nCopies(orderIds.size(), "?"));
+        jdbc.query("SELECT l.order_id, l.product_id, p.sku, p.name, l.qty, l.price_cents FROM order_lines l"
+                + " JOIN products p ON p.id = l.product_id WHERE l.order_id IN (" + in + ") ORDER BY l.order_id, l.id",
+                (RowCallbackHandler) rs -> byOrder.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>())
+                        .add(new Line(rs.getLong(2), rs.getString(3), rs.getString(4), rs.getInt(5), rs.getInt(6))),
+                orderIds.toArray());
+        return byOrder;
     }
 
     public record Order(long id, long customerId, String customerName, String status, long totalCents, long number,

@@ -1,0 +1,124 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
+import io.culprit.diagnosis.Numbers;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * One dependency call repeated many times within each request: the N+1 query (an ORM's lazy
+ * association, a repository called in a loop), a Redis GET per item instead of one MGET, a remote
+ * call per element. Every call is fast, so slow-calls' thresholds never fire, but their sum is
+ * the request: the cost is the round trips, and it grows with the data. Read from the calls
+ * table's calls per request of each target (a statement's shape, parameters aside) and its share
+ * of request time; the call site is where the agent first saw the target called.
+ */
+public final class ChattyCallsRule implements Rule {
+    /**
+     * Ten of the same statement per request is a loop, not a design: a handful can be a request
+     * that needs a few lookups (an aggregator calling five services), so fewer are not counted.
+     */
+    static final double REPEATED = 10;
+    /** A fifth of request time in one repeated call: the first place to look. */
+    static final double SHARE_WARN = 0.2;
+    /** Half of it: the request is mostly round trips. */
+    static final double SHARE_CRITICAL = 0.5;
+
+    @Override public String id() { return "chatty-calls"; }
+    @Override public String title() { return "The same dependency call repeated within each request (N+1)"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<Table> calls = ev.table("calls");
+        if (calls.isEmpty()) return notAssessed("no table calls (the framework probes did not run)");
+        Table t = calls.get();
+        int top = -1;
+        double topPerRequest = 0;
+        for (int i = 0; i < t.rows().size(); i++) {
+            double pr = ev.perRequest(t, i);
+            if (!(pr >= REPEATED)) continue;
+            if (top < 0 || share(t, i) > share(t, top)) top = i;
+            topPerRequest = Math.max(topPerRequest, pr);
+        }
+        Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
+        Numbers n = new Numbers();
+        if (top < 0) {
+            double most = 0;
+            for (int i = 0; i < t.rows().size(); i++) most = Math.max(most, finite(ev.perRequest(t, i)));
+            return b.summary("no call target repeated " + Fmt.num(REPEATED) + " or more times per request (most: "
+                    + n.tag(Fmt.num(most), "tables/calls") + " across " + n.tag(String.valueOf(t.rows().size()), "tables/calls")
+                    + " targets).").numbers(n.refs()).build();
+        }
+        double share = share(t, top);
+        double perRequest = ev.perRequest(t, top);
+        String kind = t.text(top, "kind");
+        String target = t.text(top, "target");
+        String ref = "tables/calls#" + top;
+        String caller = Evidence.text(t, top, "caller");
+        String path = Evidence.text(t, top, "callPath");
+        boolean located = !caller.isEmpty() && !caller.startsWith("(");
+        // The calls' own time leaves out what each round trip costs the caller (pool checkout,
+        // statement preparation, row mapping): with an embedded database that is most of it. The
+        // CPU under the call site's method is the whole loop body, which the fix removes.
+        String method = located ? Frames.stripLine(caller) : null;
+        double cpu = located ? ev.cpuShare(f -> Frames.stripLine(f).equals(method)) : Double.NaN;
+        double cost = Math.max(finite(share), finite(cpu));
+        Severity sev = cost >= SHARE_CRITICAL ? Severity.CRITICAL : cost >= SHARE_WARN ? Severity.WARN : Severity.INFO;
+        double count = t.number(top, "count");
+        double meanMs = count > 0 ? t.number(top, "totalMs") / count : Double.NaN;
+        b.severity(sev).score(cost).evidence(ref).culprit(located ? caller : target)
+                .summary(kind + " " + SlowCallsRule.quote(target) + " runs " + n.tag(Fmt.num(perRequest), ref) + " times per request ("
+                        + n.tag(Fmt.num(count), ref) + " calls, " + n.tag(each(meanMs), ref) + " each), "
+                        + (Double.isFinite(share) ? n.tag(Fmt.pct(share), ref) + " of request time" : "share of request time unknown")
+                        + (located ? "; called from " + (path.isEmpty() ? caller : path) : "")
+                        + (cpu > 0 ? ", under which " + n.tag(Fmt.pct(cpu), ev.cpuRef()) + " of CPU samples run" : "") + ".")
+                .numbers(n.refs())
+                .explanation("Each call is quick, so no slow-call threshold fires, but the request makes it once per item:"
+                        + " the round trips (pool checkout, network, parse, driver) add up to the request's time and grow"
+                        + " with the data. Threads hold their connection across the whole loop.")
+                .fix(fix(kind))
+                .confirm(ev.confirm(confirm(located ? (path.isEmpty() ? caller : path) : null)));
+        if (sev != Severity.INFO) {
+            b.explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
+                    .explains("thread-oversubscription").explains("cpu-saturation");
+        }
+        return b.build();
+    }
+
+    private static double share(Table t, int row) {
+        return t.number(row, "shareOfRequestTime");
+    }
+
+    /** A call's mean time: microseconds below a tenth of a millisecond, where "0 ms" would say nothing. */
+    private static String each(double ms) {
+        return ms < 0.1 ? String.format(Locale.ROOT, "%.0f µs", ms * 1000) : Fmt.ms(ms);
+    }
+
+    private static double finite(double v) {
+        return Double.isFinite(v) ? v : 0;
+    }
+
+    private static String fix(String kind) {
+        switch (kind == null ? "" : kind) {
+            case "sql": return "Fetch the rows in one statement: a join or WHERE id IN (...) for the whole list, the ORM's"
+                    + " batch or join fetching (JOIN FETCH, @EntityGraph, @BatchSize), or cache what does not change.";
+            case "redis": return "Fetch the keys in one round trip: MGET / HMGET, or a pipeline.";
+            default: return "Call the dependency once for the whole list (a bulk endpoint), in parallel, or cache the answers.";
+        }
+    }
+
+    /** A trace of the code around the loop (the call site's caller), which counts the calls per invocation. */
+    private static String confirm(String path) {
+        if (path == null) return "calls";
+        String[] frames = path.split(" ← ");
+        String frame = Frames.stripLine(frames.length > 1 ? frames[1] : frames[0]);
+        int dot = frame.lastIndexOf('.');
+        return dot <= 0 ? "calls" : "trace " + frame.substring(0, dot) + " " + frame.substring(dot + 1) + " -n 3";
+    }
+}
