@@ -188,7 +188,8 @@ class ScenarioFaultsTest {
         // Each JdbcTemplate query outside a transaction takes a connection of its own: one acquire per query.
         assertThat(faultyPerRequest).isEqualTo(41);
         assertThat(fixedPerRequest).isEqualTo(2);
-        assertThat(fixedBody).isEqualTo(faultyBody).contains("\"items\":5", "\"skus\":[\"SKU-");
+        // The newest orders: seeded ones (5 lines), or row-lock's if its test ran first in this context.
+        assertThat(fixedBody).isEqualTo(faultyBody).containsPattern("\"items\":[1-9]").contains("\"skus\":[\"SKU-");
         assertThat(fixed.throughput()).isGreaterThan(faulty.throughput() * 1.5);
     }
 

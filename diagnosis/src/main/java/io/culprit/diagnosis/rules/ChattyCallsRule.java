@@ -76,7 +76,7 @@ public final class ChattyCallsRule implements Rule {
                 .summary(kind + " " + SlowCallsRule.quote(target) + " runs " + n.tag(Fmt.num(perRequest), ref) + " times per request ("
                         + n.tag(Fmt.num(count), ref) + " calls, " + n.tag(each(meanMs), ref) + " each), "
                         + (Double.isFinite(share) ? n.tag(Fmt.pct(share), ref) + " of request time" : "share of request time unknown")
-                        + (located ? "; called from " + (path.isEmpty() ? caller : path) : "")
+                        + SlowCallsRule.calledFrom(t, top)
                         + (cpu > 0 ? ", under which " + n.tag(Fmt.pct(cpu), ev.cpuRef()) + " of CPU samples run" : "") + ".")
                 .numbers(n.refs())
                 .explanation("Each call is quick, so no slow-call threshold fires, but the request makes it once per item:"

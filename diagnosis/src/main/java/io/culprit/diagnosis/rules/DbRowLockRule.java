@@ -56,7 +56,7 @@ public final class DbRowLockRule implements Rule {
         return b.severity(sev).score(share * 0.8).culprit(target).evidence("tables/calls#" + top)
                 .summary("locking statement " + SlowCallsRule.quote(target) + " takes " + n.tag(Fmt.pct(share), "tables/calls#" + top)
                         + " of request time (P99 " + n.tag(Fmt.ms(t.number(top, "p99Ms")), "tables/calls#" + top)
-                        + "): likely waiting on a row lock (no db-locks evidence to prove it).")
+                        + "): likely waiting on a row lock (no db-locks evidence to prove it)" + SlowCallsRule.calledFrom(t, top) + ".")
                 .numbers(n.refs())
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription")

@@ -71,7 +71,7 @@ public final class SlowCallsRule implements Rule {
                         + n.tag(Fmt.pct(slowShare), "tables/calls") + " of request time; worst: "
                         + kind + " " + quote(target) + " P99 " + n.tag(Fmt.ms(t.number(top, "p99Ms")), "tables/calls#" + top) + " (threshold "
                         + Fmt.ms(threshold(kind)) + "), " + n.tag(Fmt.num(t.number(top, "count")), "tables/calls#" + top) + " calls, "
-                        + n.tag(Fmt.pct(share), "tables/calls#" + top) + " of request time.")
+                        + n.tag(Fmt.pct(share), "tables/calls#" + top) + " of request time" + calledFrom(t, top) + ".")
                 .numbers(n.refs())
                 .explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription")
@@ -89,6 +89,13 @@ public final class SlowCallsRule implements Rule {
             case "redis": return "*RedisTemplate* *";
             default: return "java.net.http.HttpClient send*";
         }
+    }
+
+    /** "; called from a.B.m:1 ← c.D.n:2" when the agent placed the call (calls.callPath / caller), else "". */
+    static String calledFrom(Table t, int row) {
+        String path = Evidence.text(t, row, "callPath");
+        String where = path.isEmpty() ? Evidence.text(t, row, "caller") : path;
+        return where.isEmpty() || where.startsWith("(") ? "" : "; called from " + where;
     }
 
     static String quote(String s) {

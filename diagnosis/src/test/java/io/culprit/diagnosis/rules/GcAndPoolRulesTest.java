@@ -262,6 +262,16 @@ class GcAndPoolRulesTest {
     }
 
     @Test
+    void aSlowCallSaysWhereTheAgentSawItCalledFrom() {
+        var ev = CaseBuilder.in(dir, 12, 2).table("calls", row("kind", "http", "target", "GET http://pricing/quote/{id}",
+                "count", 600, "totalMs", 180_000.0, "p99Ms", 450.0, "shareOfRequestTime", 0.6,
+                "caller", "com.acme.PricingClient.quote:31", "callPath", "com.acme.PricingClient.quote:31 ← com.acme.CartService.total:88")).evidence();
+        Finding f = new SlowCallsRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).endsWith("60 % of request time; called from com.acme.PricingClient.quote:31 ← com.acme.CartService.total:88.");
+    }
+
+    @Test
     void fastCallsAreRuledOut() {
         Finding f = new SlowCallsRule().evaluate(Fixtures.evidence("healthy"));
         assertThat(f.severity()).isEqualTo(Severity.OK);
