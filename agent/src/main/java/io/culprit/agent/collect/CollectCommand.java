@@ -156,7 +156,9 @@ public final class CollectCommand implements Command {
         int woven = probes == null ? 0 : probes.wovenCount();
         boolean traced = parks != null && parks.traced();
         emit(ctx, "collecting: " + (live == null ? "" : "JFR stream with culprit's settings (lock parks from " + parks.source() + ")")
-                        + (probes == null ? "" : (live == null ? "" : ", ") + "framework probes on " + woven + " method(s)"),
+                        + (probes == null ? "" : (live == null ? "" : ", ") + "framework probes on " + woven + " method(s)")
+                        + (probes == null || probes.lateWeaveError() == null ? ""
+                                : " (classes loaded since the weave are not probed: " + probes.lateWeaveError() + ")"),
                 Map.of("collecting", true, "probes", woven, "jfr", live != null, "parkTracer", traced));
     }
 

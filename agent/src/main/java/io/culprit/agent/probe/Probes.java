@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * The framework probes as one unit: weaves every hook whose class is loaded through the
  * instrumentation engine (so {@code reset} and detach restore the original bytecode), and
  * samples pools and requests once a second into windows. Started by {@code collect start} or by
- * the first probe view; one set per agent. Classes loaded after the start are not woven: the
- * probes look at a service that has already served traffic, which is what diagnose attaches to.
+ * the first probe view; one set per agent. A hooked class loaded after the weave is woven at the
+ * next view or {@code collect start}: diagnose weaves, warms the service up, then starts.
  */
 public final class Probes {
 
@@ -39,23 +39,30 @@ public final class Probes {
     final List<String> woven = new ArrayList<>();
     /** The call probe's hooks by name, so {@link #callsWoven} answers for every hook it has. */
     private final Set<String> callHooks = new HashSet<>();
+    /** Every hook, in {@link #hooks()} order. */
+    private List<Hook> hooks;
     /** Per hook, in {@link #hooks()} order: its dispatcher id, or -1 when it wove nothing. */
     private final List<Integer> hookIds = new ArrayList<>();
     final long startMs = System.currentTimeMillis();
     private volatile Installation installation;
+    /** Hooks woven later ({@link #weaveLate}), whose classes were not loaded at the first weave. */
+    private final List<Installation> late = new ArrayList<>();
+    /** Why weaving those failed, if it did; null otherwise. */
+    private volatile String lateError;
     private Thread sampler;
     /** Start of the window being sampled: the sampler's until {@link #close} has joined it. */
     private volatile long windowStart;
 
     private Probes() { }
 
-    /** The running probes, starting them if needed. */
+    /** The running probes, starting them if needed, with the hooks whose classes have loaded since woven. */
     public static Probes ensure(Instrumentation inst) throws CommandException {
-        Probes p = CURRENT.get();
-        if (p != null && p.live()) return p;
         synchronized (Probes.class) {
-            p = CURRENT.get();
-            if (p != null && p.live()) return p;
+            Probes p = CURRENT.get();
+            if (p != null && p.live()) {
+                p.weaveLate(inst);
+                return p;
+            }
             if (p != null) p.close();
             Probes fresh = new Probes();
             fresh.install(inst);
@@ -103,16 +110,30 @@ public final class Probes {
             throw new CommandException("refused: the Bridge on the boot class path is an older culprit's (attached to this"
                     + " JVM before) and lacks the probe entry points; woven code would fail to link. Restart the JVM.");
         }
-        List<Hook> hooks = hooks();
+        hooks = hooks();
+        for (int i = 0; i < hooks.size(); i++) hookIds.add(-1);
+        installation = weave(inst);
+        startSampler();
+    }
+
+    /**
+     * Weaves the hooks that have not woven yet and whose classes are now loaded, as one
+     * installation; records their ids in {@link #hookIds}. Null when none of them wove.
+     */
+    private Installation weave(Instrumentation inst) throws CommandException {
+        Set<String> loaded = new HashSet<>();
+        for (Class<?> c : inst.getAllLoadedClasses()) loaded.add(c.getName());
         Plan plan = Plan.forProbes();
         List<Integer> ids = new ArrayList<>();
-        for (Hook h : hooks) {
+        for (int slot = 0; slot < hooks.size(); slot++) {
+            Hook h = hooks.get(slot);
+            // one scan of the loaded classes here, not one per hook: this runs at every view
+            if (hookIds.get(slot) >= 0 || !loaded.contains(h.className)) continue;
             List<MethodTarget> targets;
             try {
                 targets = h.targets(inst);
             } catch (CommandException absent) {
-                hookIds.add(-1);
-                continue;  // that framework is not in this application
+                continue;  // not weavable here
             }
             int id = -1;
             for (MethodTarget t : targets) {
@@ -126,10 +147,26 @@ public final class Probes {
                 }
                 plan.advise(t, id, h.reads);
             }
-            hookIds.add(id);
+            hookIds.set(slot, id);
         }
-        if (!ids.isEmpty()) installation = Instrumenter.install(inst, plan, ids);
-        startSampler();
+        return ids.isEmpty() ? null : Instrumenter.install(inst, plan, ids);
+    }
+
+    /**
+     * Weaves the hooks whose classes were first loaded since the last weave (the service's first
+     * prepared statement, its first outbound call; often in diagnose's own warm-up). Only those
+     * classes are retransformed, so only the code that inlined them recompiles. A failure leaves
+     * the woven hooks counting and is kept for the status line ({@link #lateWeaveError}).
+     */
+    private void weaveLate(Instrumentation inst) {
+        try {
+            Installation more = weave(inst);
+            if (more != null && installation == null) installation = more;
+            else if (more != null) late.add(more);
+            lateError = null;
+        } catch (CommandException e) {
+            lateError = e.getMessage();
+        }
     }
 
     private void startSampler() {
@@ -148,20 +185,23 @@ public final class Probes {
     public static Probes renew(Instrumentation inst) throws CommandException {
         synchronized (Probes.class) {
             Probes old = CURRENT.get();
-            if (old == null || !old.live() || old.installation == null) {
+            if (old == null || !old.live()) {
                 return ensure(inst);
             }
             Probes fresh = new Probes();
-            List<Hook> hooks = fresh.hooks();
-            for (int i = 0; i < hooks.size(); i++) {
+            fresh.hooks = fresh.hooks();
+            for (int i = 0; i < fresh.hooks.size(); i++) {
                 int id = old.hookIds.get(i);
-                if (id >= 0) Dispatcher.INSTANCE.set(id, hooks.get(i));
+                fresh.hookIds.add(id);
+                if (id >= 0) Dispatcher.INSTANCE.set(id, fresh.hooks.get(i));
             }
-            fresh.hookIds.addAll(old.hookIds);
             fresh.woven.addAll(old.woven);
             fresh.installation = old.installation;
+            fresh.late.addAll(old.late);
             old.installation = null;  // handed over: closing the old set must not reset it
+            old.late.clear();
             old.close();
+            fresh.weaveLate(inst);
             fresh.startSampler();
             CURRENT.set(fresh);
             Lifecycle.addShutdownHook(fresh::close);
@@ -226,11 +266,17 @@ public final class Probes {
         }
         Installation i = installation;
         if (i != null) i.close();
+        for (Installation l : late) l.close();
     }
 
     /** Observed seconds so far. */
     double seconds() {
         return Math.max(0.001, (System.currentTimeMillis() - startMs) / 1000.0);
+    }
+
+    /** Why the classes loaded since the first weave could not be woven, at the last try; null when they were (or none came). */
+    public String lateWeaveError() {
+        return lateError;
     }
 
     public int wovenCount() {

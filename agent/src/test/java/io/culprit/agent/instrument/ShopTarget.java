@@ -2,6 +2,7 @@ package io.culprit.agent.instrument;
 
 import io.culprit.agent.instrument.fixture.ShopMain;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
@@ -16,7 +17,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-/** A {@link ShopMain} in its own JVM, driven through stdin/stdout; its stdout is kept for failure dumps. */
+/** A {@link ShopMain} (or another fixture main) in its own JVM, driven through stdin/stdout; its stdout is kept for failure dumps. */
 final class ShopTarget implements AutoCloseable {
 
     private final Process process;
@@ -26,12 +27,16 @@ final class ShopTarget implements AutoCloseable {
     final long pid;
 
     ShopTarget(boolean load) throws Exception {
+        this(ShopMain.class.getName(), List.of(), load ? List.of("--load") : List.of());
+    }
+
+    /** Another fixture main that speaks the same stdin/stdout protocol, with {@code jars} on its class path too. */
+    ShopTarget(String main, List<Path> jars, List<String> args) throws Exception {
+        StringBuilder cp = new StringBuilder(Paths.get("target", "test-classes").toAbsolutePath().toString());
+        for (Path jar : jars) cp.append(File.pathSeparator).append(jar);
         List<String> cmd = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-cp", Paths.get("target", "test-classes").toAbsolutePath().toString(),
-                ShopMain.class.getName()));
-        if (load) {
-            cmd.add("--load");
-        }
+                "-Xmx256m", "-XX:+UseSerialGC", "-cp", cp.toString(), main));
+        cmd.addAll(args);
         process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
         Thread pump = new Thread(() -> {

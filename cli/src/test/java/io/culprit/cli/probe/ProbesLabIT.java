@@ -48,7 +48,8 @@ class ProbesLabIT {
         redis = redisUp();
         lab = LabProcess.start(LabJar.at(jar), new LabProcess.Options("healthy", false, "h2", LabProcess.freePort(), redis),
                 ProcessBuilder.Redirect.appendTo(log.toFile()));
-        // The probes weave classes already loaded: serve some traffic first, as a real service has.
+        // Serve some traffic first, as a real service has: the clients' classes are loaded at the
+        // first view, which weaves them (a class loaded later joins at the next view).
         get(REQUESTS);
         get("/api/orders/7/availability", 1);  // outbound: the JDK HttpClient and its executor
         get("/api/customers/3/feed", 1);       // product names: Jedis when redis
