@@ -27,6 +27,7 @@ final class ApacheHttpHooks {
                 @Override
                 public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                     long end = System.nanoTime();
+                    if (calls.insideSpringRequest()) return;  // RestTemplate/RestClient on this client: Spring's hook counts it
                     Object method = Reflect.call(arg1, "getMethod");
                     String uri = uri(arg0, arg1);
                     Throwable error = thrown;

@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link Prepared}. Outbound HTTP is timed at Spring's {@code AbstractClientHttpRequest.execute()}
  * (RestTemplate and RestClient), at WebClient's exchange ({@link WebClientHooks}), the JDK's
  * HttpClient ({@link JdkHttpHooks}), Apache HttpClient 5 ({@link ApacheHttpHooks}) and OkHttp
- * ({@link OkHttpHooks}); Redis at Jedis's connection ({@link RedisHooks}) and Lettuce's
+ * ({@link OkHttpHooks}), each counted once when Spring's request runs on it; Redis at Jedis's connection ({@link RedisHooks}) and Lettuce's
  * ({@link LettuceHooks}). Each target keeps the application code it was first called from
  * ({@link CallSite}). A call slower than its kind's threshold is counted as slow and kept,
  * with its text, among the recent alerts. A call goes into its thread's own log
@@ -46,6 +46,12 @@ final class CallProbe {
     private final EventLog log = new EventLog(foldLock, this::fold, 0);
     private final PerThread rings = new PerThread(log::newRing);
     private final Indexed<CallStats> byIndex = new Indexed<>();
+    /**
+     * Per thread, how deep it is in Spring's {@code ClientHttpRequest.execute()}. RestTemplate and
+     * RestClient run their call through a client culprit also hooks (the JDK's HttpClient, Apache's,
+     * OkHttp: Spring Boot picks one of them when it is there), and that call must count once.
+     */
+    private final PerThread springDepth = new PerThread(() -> new int[1]);
     private static final long SLOW = 1, FAILED = 2;
 
     CallProbe(Thresholds thresholds) {
@@ -79,14 +85,26 @@ final class CallProbe {
                 record(end, sql == null ? stats("sql", SqlText.normalizeCached(null)) : sqlStats(sql), sql, start, thrown);
             }
         });
-        h.add(new Hook(SPRING_HTTP_REQUEST, "execute", "()", Hook.TIMED | Hook.SELF) {
+        h.add(new Hook(SPRING_HTTP_REQUEST, "execute", "()", Hook.TIMED | Hook.SELF | Hook.RETURNED) {
+            @Override
+            public long probeEnter(int id, Object self, Object arg0) {
+                ((int[]) springDepth.get())[0]++;
+                return System.nanoTime();
+            }
+
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
+                int[] depth = (int[]) springDepth.get();
+                if (depth[0] > 0) depth[0]--;  // 0 when the hook was woven (or renewed) during this call
                 Object uri = Reflect.call(self, "getURI");
                 Object method = Reflect.call(self, "getMethod");
                 String text = method + " " + uri;
-                record(end, "http", method + " " + SqlText.normalizeUrl(String.valueOf(uri)), text, start, thrown);
+                Throwable error = thrown;
+                if (error == null && Reflect.number(Reflect.call(returned, "getStatusCode"), "value") >= 500) {
+                    error = JdkHttpHooks.ServerError.INSTANCE;  // RestTemplate's error handler runs later, outside execute()
+                }
+                record(end, "http", method + " " + SqlText.normalizeUrl(String.valueOf(uri)), text, start, error);
             }
         });
         h.addAll(WebClientHooks.hooks(this));
@@ -96,6 +114,14 @@ final class CallProbe {
         h.addAll(RedisHooks.hooks(this));
         h.addAll(LettuceHooks.hooks(this));
         return h;
+    }
+
+    /**
+     * Whether this thread is inside Spring's {@code ClientHttpRequest.execute()}: an HTTP client's
+     * hook then leaves the call to Spring's, which times the same round trip and names it alike.
+     */
+    boolean insideSpringRequest() {
+        return ((int[]) springDepth.get())[0] > 0;
     }
 
     /** {@code endNs} is read first thing at the call's exit: the probe's own work (text, lookups) is not the call's time. */

@@ -26,7 +26,7 @@ final class JdkHttpHooks {
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
-                if (!(arg0 instanceof HttpRequest)) return;
+                if (!(arg0 instanceof HttpRequest) || calls.insideSpringRequest()) return;
                 HttpRequest request = (HttpRequest) arg0;
                 if (thrown != null || !(returned instanceof CompletableFuture)) {
                     record(calls, request, start, end, thrown);

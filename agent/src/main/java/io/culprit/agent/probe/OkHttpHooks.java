@@ -21,6 +21,7 @@ final class OkHttpHooks {
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
+                if (calls.insideSpringRequest()) return;  // RestTemplate/RestClient on OkHttp: Spring's hook counts it
                 Object request = Reflect.call(self, "request");
                 Object method = Reflect.call(request, "method");
                 String url = String.valueOf(Reflect.call(request, "url"));

@@ -1,6 +1,7 @@
 package io.culprit.agent.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.culprit.agent.instrument.Instrumenter;
 import java.util.Map;
@@ -15,9 +16,15 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.http.client.HttpComponentsClientHttpRequestFactory;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.http.client.OkHttp3ClientHttpRequestFactory;
+import org.springframework.web.client.HttpServerErrorException;
+import org.springframework.web.client.RestTemplate;
 
 /**
- * Outbound HTTP through the real Apache HttpClient 5 and OkHttp 4 against a JDK HttpServer whose
+ * Outbound HTTP through the real Apache HttpClient 5 and OkHttp 4, alone and under Spring's
+ * RestTemplate, against a JDK HttpServer whose
  * /slow answers after 80 ms and /broken with a 503. Each client is used once before the probes
  * start, as in a service that has served traffic (only loaded classes are woven).
  */
@@ -76,6 +83,42 @@ class HttpClientProbeTest {
         assertThat(CallRows.row(p, "http", "GET " + base + "/broken")).containsEntry("count", 1L).containsEntry("errors", 1L);
         client.dispatcher().executorService().shutdown();
         client.connectionPool().evictAll();
+    }
+
+    /**
+     * RestTemplate (and RestClient, the same request classes) on a client culprit also hooks: each
+     * call counts once, with the 5xx that RestTemplate's error handler turns into an exception
+     * after the round trip. Spring Boot backs them with Apache's or the JDK's client when present.
+     */
+    @SuppressWarnings("deprecation")  // OkHttp3ClientHttpRequestFactory: deprecated, still what some services run
+    @Test
+    void aRestTemplateCallOnAHookedClientCountsOnceWithItsServerErrors() throws Exception {
+        OkHttpClient ok = new OkHttpClient();
+        RestTemplate[] templates = {new RestTemplate(new HttpComponentsClientHttpRequestFactory()),
+                new RestTemplate(new OkHttp3ClientHttpRequestFactory(ok)),
+                new RestTemplate(new JdkClientHttpRequestFactory())};
+        boolean jdk = ProbeContext.BRIDGE_ON_BOOT_PATH;  // the JDK's client is woven only then
+        int clients = jdk ? 3 : 2;
+        for (int i = 0; i < clients; i++) templates[i].getForObject(base + "/slow", String.class);  // loads the classes before the weave
+        Probes p = Probes.ensure(ProbeContext.INST);
+        assertThat(p.woven).anyMatch(w -> w.startsWith(CallProbe.SPRING_HTTP_REQUEST + ".execute"))
+                .anyMatch(w -> w.startsWith(ApacheHttpHooks.INTERNAL_CLIENT + ".doExecute"));
+        for (int i = 0; i < clients; i++) {
+            RestTemplate t = templates[i];
+            t.getForObject(base + "/slow", String.class);
+            t.getForObject(base + "/slow?user=" + i, String.class);
+            assertThatThrownBy(() -> t.getForObject(base + "/broken", String.class)).isInstanceOf(HttpServerErrorException.class);
+        }
+        // The JDK's client would record on its own threads: a direct call after the others, once
+        // seen, means any second record of theirs would have arrived too.
+        get(ok, base + "/broken?direct");
+        CallRows.waitForRow(p, "http", "GET " + base + "/broken", 1L + clients);
+
+        assertThat(CallRows.row(p, "http", "GET " + base + "/slow")).containsEntry("count", 2L * clients).containsEntry("errors", 0L);
+        assertThat(CallRows.row(p, "http", "GET " + base + "/broken")).containsEntry("count", 1L + clients)
+                .containsEntry("errors", 1L + clients);
+        ok.dispatcher().executorService().shutdown();
+        ok.connectionPool().evictAll();
     }
 
     private static void get(CloseableHttpClient client, String url) throws Exception {
