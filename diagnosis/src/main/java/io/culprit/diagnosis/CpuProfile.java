@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -98,5 +99,18 @@ public final class CpuProfile {
             }
         }
         return (double) hit / total;
+    }
+
+    /**
+     * Samples summed by a key each stack maps to ({@code frames} root first, leaf last; null
+     * leaves the stack out): the profile cut along any line a rule draws.
+     */
+    public Map<String, Long> sumBy(Function<String[], String> key) {
+        Map<String, Long> sums = new HashMap<>();
+        for (int i = 0; i < stacks.size(); i++) {
+            String k = key.apply(stacks.get(i));
+            if (k != null) sums.merge(k, counts.get(i), Long::sum);
+        }
+        return sums;
     }
 }

@@ -84,6 +84,11 @@ public final class Evidence {
         return cpuProfile().map(p -> p.topCaller(frame)).orElse(null);
     }
 
+    /** The case's collapsed cpu profile, when it has one with samples. */
+    public Optional<CpuProfile> cpuProfileIfAny() {
+        return cpuProfile();
+    }
+
     /** The ref a {@link #cpuShare} figure comes from: the cpu profile when the case has one, else the hotspots table. */
     public String cpuRef() {
         return hasCpuProfile() ? "profiles/cpu.collapsed" : "tables/cpu-hotspots";

@@ -19,7 +19,38 @@ public final class Frames {
         "getClassLoadingLock", "URLClassPath"
     };
 
+    /**
+     * Frameworks, containers, clients and infrastructure: code a service runs but did not write.
+     * Everything else outside the JDK is taken for the application's own (its package is not
+     * known to culprit, so the list names what it is not).
+     */
+    private static final String[] FRAMEWORK = {
+        "org.springframework.", "org.apache.", "com.fasterxml.", "ch.qos.", "org.slf4j.", "io.netty.", "reactor.",
+        "com.zaxxer.", "org.hibernate.", "jakarta.", "org.h2.", "org.postgresql.", "com.mysql.", "org.mariadb.", "oracle.",
+        "com.microsoft.", "io.micrometer.", "io.undertow.", "org.eclipse.", "org.glassfish.", "com.google.", "io.lettuce.",
+        "redis.clients.", "okhttp3.", "okio.", "kotlin.", "kotlinx.", "scala.", "org.aspectj.", "net.bytebuddy.",
+        "io.opentelemetry.", "brave.", "com.netflix.", "org.jboss.", "io.grpc.", "org.thymeleaf.", "org.yaml.",
+        "org.HdrHistogram.", "io.culprit.agent.", "io.culprit.bootstrap.", "io.culprit.jfr.", "io.culprit.model.", "io.swagger.", "org.mybatis.", "org.jooq.",
+        "com.github.benmanes.", "org.ehcache.", "io.github.resilience4j.", "feign.", "io.vertx.", "io.quarkus.",
+        "io.micronaut.", "org.bouncycastle.", "com.sun.", "io.projectreactor.", "org.reactivestreams.", "org.jdbi.",
+        "org.hsqldb.", "org.sqlite.", "com.querydsl.", "io.ebean.", "org.redisson.", "org.junit.", "org.flywaydb.",
+        "org.liquibase.", "liquibase.", "org.xml.", "org.w3c.", "org.json.", "org.objectweb.", "groovy.", "org.codehaus."
+    };
+
     private Frames() { }
+
+    /**
+     * A frame of the application's own code: not the JDK's, not a framework's or library's (see
+     * {@link #FRAMEWORK}), not generated (CGLIB {@code $$}, proxies, accessors), not native
+     * ({@code libz.so.1}, {@code clock_gettime@@GLIBC_2.17}, C++ {@code A::b}, {@code [unknown]}).
+     */
+    public static boolean isApplication(String frame) {
+        if (!frame.contains(".") || isJdk(frame) || frame.startsWith("[") || frame.contains("::") || frame.contains("/")
+                || frame.contains("@") || frame.contains(".so")) return false;
+        if (frame.contains("$$") || frame.contains("$Proxy") || frame.contains("GeneratedMethodAccessor")) return false;
+        for (String p : FRAMEWORK) if (frame.startsWith(p)) return false;
+        return true;
+    }
 
     /** True for a class, resource or service lookup frame (see {@link #LOOKUP}). */
     public static boolean isLookup(String frame) {

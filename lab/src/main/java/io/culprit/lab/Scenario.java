@@ -17,7 +17,8 @@ public enum Scenario {
     TIMER_LOCK("timer-lock"),
     BINDING_EXCEPTIONS("binding-exceptions"),
     LOG_STORM("log-storm"),
-    N_PLUS_ONE("n-plus-one");
+    N_PLUS_ONE("n-plus-one"),
+    QUADRATIC_KEYWORDS("quadratic-keywords");
 
     private final String slug;
 

@@ -1,6 +1,6 @@
 package io.culprit.agent.probe;
 
-import io.culprit.jfr.collect.ClientLibraries;
+import io.culprit.model.ClientLibraries;
 import java.util.ArrayList;
 import java.util.List;
 

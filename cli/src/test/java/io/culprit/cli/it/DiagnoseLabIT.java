@@ -42,7 +42,8 @@ class DiagnoseLabIT {
             "lock-contention", "lock-contention",
             "exceptions-control-flow", "caught-exceptions",
             "logging-stack-traces", "logging-pressure",
-            "n-plus-one-queries", "chatty-calls");
+            "n-plus-one-queries", "chatty-calls",
+            "algorithmic-cpu", "cpu-hotspot");
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -68,6 +69,8 @@ class DiagnoseLabIT {
             "idle-resource-scan, true",
             "n-plus-one,         false",
             "n-plus-one,         true",
+            "quadratic-keywords, false",
+            "quadratic-keywords, true",
     })
     void diagnoseNamesTheGroundTruthAndItsFixedTwinDoesNot(String scenario, boolean fixed) throws Exception {
         JsonNode truth = JSON.readTree(Path.of("..", "lab", "src", "main", "resources", "scenarios", scenario + ".json").toFile());

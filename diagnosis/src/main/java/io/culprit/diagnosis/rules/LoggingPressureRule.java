@@ -123,7 +123,7 @@ public final class LoggingPressureRule implements Rule {
                 .build();
     }
 
-    private static boolean isLogging(String frame) {
+    static boolean isLogging(String frame) {
         for (String p : LOGGING) if (frame.startsWith(p)) return true;
         return false;
     }

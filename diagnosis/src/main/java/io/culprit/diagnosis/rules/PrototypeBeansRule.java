@@ -67,7 +67,7 @@ public final class PrototypeBeansRule implements Rule {
         return b.build();
     }
 
-    private static boolean isCreation(String frame) {
+    static boolean isCreation(String frame) {
         return frame.toLowerCase(Locale.ROOT).contains("createbean");
     }
 

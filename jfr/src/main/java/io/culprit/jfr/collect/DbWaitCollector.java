@@ -1,6 +1,7 @@
 package io.culprit.jfr.collect;
 
 import io.culprit.jfr.ParkEvent;
+import io.culprit.model.ClientLibraries;
 import io.culprit.model.Table;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.culprit.jfr.collect;
+package io.culprit.model;
 
 /**
  * The libraries that stand between an application and its dependencies: connection pools, JDBC

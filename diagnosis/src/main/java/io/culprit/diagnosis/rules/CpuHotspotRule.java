@@ -1,0 +1,124 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.CpuProfile;
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.ClientLibraries;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One method of the application's own code burning a large share of the CPU in plain computation:
+ * the bug no specific rule knows (a backtracking regular expression, a nested loop over a growing
+ * list, a hash or a parse repeated per item). Read from the CPU profile: each sample goes to the
+ * deepest application frame on its stack ({@link Frames#isApplication}), but only when everything
+ * below that frame is the JDK or libraries that compute (collections, regex, text, math); a sample
+ * that goes through a framework or container (the application's filter around the whole request),
+ * a dependency client (calls and pools are weighed by the call rules), or a cost another rule
+ * names (exceptions, class and resource lookups, logging, serialization, bean creation) is left
+ * to them. Keyed to no package of any application.
+ */
+public final class CpuHotspotRule implements Rule {
+    /** A quarter of the JVM's CPU in one method's own computation: that method sets the capacity. */
+    static final double SHARE_WARN = 0.25;
+    static final double SHARE_CRITICAL = 0.5;
+    /** Below this many samples a share is noise (a profile of an idle service). */
+    static final long MIN_SAMPLES = 100;
+    /** Frames below the application's that hand work on rather than compute: their time is someone else's finding. */
+    private static final String[] DISPATCH = {
+        "org.apache.catalina.", "org.apache.coyote.", "org.apache.tomcat.", "org.eclipse.jetty.", "io.undertow.",
+        "jakarta.servlet.", "javax.servlet.", "org.glassfish.", "org.jboss.", "io.grpc.", "io.vertx.", "io.micronaut.",
+        "io.quarkus.", "java.lang.Thread.sleep", "java.util.concurrent.locks.", "java.net.", "sun.nio.", "java.io.File",
+        "java.nio.channels."
+    };
+
+    @Override public String id() { return "cpu-hotspot"; }
+    @Override public String title() { return "One application method burns the CPU"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<CpuProfile> profile = ev.cpuProfileIfAny();
+        if (profile.isEmpty()) return notAssessed("no cpu profile (profiles/cpu.collapsed)");
+        CpuProfile p = profile.get();
+        if (p.samples() < MIN_SAMPLES) {
+            return finding(Severity.OK).evidence("profiles/cpu.collapsed").number(Long.toString(p.samples()), "profiles/cpu.collapsed")
+                    .summary("only " + p.samples() + " CPU samples: too few to weigh one method's share.").build();
+        }
+        Map<String, Long> byMethod = p.sumBy(CpuHotspotRule::computingMethod);
+        Map.Entry<String, Long> top = byMethod.entrySet().stream().max(Map.Entry.comparingByValue()).orElse(null);
+        double share = top == null ? 0 : (double) top.getValue() / p.samples();
+        Finding.Builder b = finding(Severity.OK).evidence("profiles/cpu.collapsed").number(Fmt.pct(share), "profiles/cpu.collapsed");
+        if (share < SHARE_WARN) {
+            return b.summary(top == null ? "no application method computes on its own in the CPU profile."
+                    : "the application method computing most on its own, " + top.getKey() + ", holds " + Fmt.pct(share)
+                    + " of CPU samples.").build();
+        }
+        String method = top.getKey();
+        Map<String, Long> leaves = p.sumBy(st -> method.equals(computingMethod(st)) ? Frames.stripLine(st[st.length - 1]) : null);
+        Map.Entry<String, Long> leaf = leaves.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow();
+        boolean self = leaf.getKey().equals(method) || method.equals(methodOf(leaf.getKey()));
+        double leafShare = (double) leaf.getValue() / top.getValue();
+        int dot = method.lastIndexOf('.');
+        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(method)
+                .summary(method + " computes in " + Fmt.pct(share) + " of all CPU samples, with nothing but the JDK and"
+                        + " computing libraries below it; " + (self ? "most of it in its own code" : "the hottest leaf is "
+                        + leaf.getKey() + " (" + Fmt.pct(leafShare) + " of it)") + ".")
+                .number(Fmt.pct(leafShare), "profiles/cpu.collapsed")
+                .explanation("No dependency, lock or framework is involved: the request's time is this method's own"
+                        + " work, and it grows with its input (a regular expression that backtracks, a lookup in a list"
+                        + " inside a loop, the same parse or hash per item). Every request that reaches it pays, and under"
+                        + " load the cores it holds are what sets the service's capacity.")
+                .fix("Read the flame graph under " + method + ": replace quadratic lookups by a HashSet or HashMap, make"
+                        + " regular expressions linear (possessive or atomic groups, no nested quantifiers) and compile them"
+                        + " once, compute what does not change once and cache it, or bound the input it accepts.")
+                .confirm(ev.confirm("trace " + method.substring(0, Math.max(0, dot)) + " " + method.substring(dot + 1) + " -n 3"))
+                .explains("cpu-saturation").explains("tail-latency").explains("thread-oversubscription")
+                .build();
+    }
+
+    /**
+     * The deepest application frame of a stack (root first) when everything below it computes,
+     * as {@code class.method} (a lambda named by its enclosing method); null otherwise.
+     */
+    static String computingMethod(String[] stack) {
+        int app = -1;
+        for (int i = stack.length - 1; i >= 0; i--) {
+            if (Frames.isApplication(stack[i])) {
+                app = i;
+                break;
+            }
+        }
+        if (app < 0) return null;
+        for (int i = app + 1; i < stack.length; i++) if (!computes(stack[i])) return null;
+        for (String f : stack) if (namedElsewhere(f)) return null;
+        return methodOf(stack[app]);
+    }
+
+    /** A frame below the application's that is plain computation. */
+    private static boolean computes(String frame) {
+        if (ClientLibraries.isClient(frame)) return false;
+        for (String p : DISPATCH) if (frame.startsWith(p)) return false;
+        return true;
+    }
+
+    /** A cost with a rule of its own, wherever it sits on the stack. */
+    private static boolean namedElsewhere(String frame) {
+        return Frames.isLookup(frame) || frame.startsWith("java.lang.Throwable.") || SerializationCpuRule.isSerialization(frame)
+                || LoggingPressureRule.isLogging(frame) || PrototypeBeansRule.isCreation(frame);
+    }
+
+    /** {@code a.B.m:12} → {@code a.B.m}; {@code a.B.lambda$m$3} → {@code a.B.m}. */
+    static String methodOf(String frame) {
+        String f = Frames.stripLine(frame);
+        int l = f.indexOf("lambda$");
+        if (l > 0) {
+            int end = f.indexOf('$', l + "lambda$".length());
+            if (end > 0) f = f.substring(0, l) + f.substring(l + "lambda$".length(), end);
+        }
+        return f;
+    }
+}

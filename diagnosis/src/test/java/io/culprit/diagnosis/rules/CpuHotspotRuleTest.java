@@ -1,0 +1,85 @@
+package io.culprit.diagnosis.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.culprit.diagnosis.CaseBuilder;
+import io.culprit.diagnosis.Evidence;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** cpu-hotspot on hand-made collapsed profiles: which samples a method owns, and which it leaves to other rules. */
+class CpuHotspotRuleTest {
+    @TempDir Path dir;
+
+    private static final String REQUEST = "java.lang.Thread.run;org.apache.tomcat.util.threads.TaskThread$WrappingRunnable.run;"
+            + "org.apache.catalina.connector.CoyoteAdapter.service;org.springframework.web.servlet.DispatcherServlet.doDispatch;"
+            + "com.shop.web.TagController.tags;";
+
+    private Evidence profile(String collapsed) {
+        return CaseBuilder.in(dir, 10, 2).file("profiles/cpu.collapsed", collapsed).evidence();
+    }
+
+    @Test
+    void aQuadraticLookupUnderOneMethodIsCriticalAndNamesItsLeaf() {
+        Finding f = new CpuHotspotRule().evaluate(profile(
+                REQUEST + "com.shop.catalog.Tags.distinct;java.util.ArrayList.contains;java.util.ArrayList.indexOfRange;java.lang.String.equals 600\n"
+                        + REQUEST + "com.shop.catalog.Tags.distinct 50\n"
+                        + REQUEST + "com.shop.catalog.Tags.lambda$distinct$2;java.util.ArrayList.contains 50\n"
+                        + REQUEST + "org.springframework.jdbc.core.JdbcTemplate.query;org.postgresql.core.v3.QueryExecutorImpl.execute 200\n"
+                        + "G1ParScanThreadState::trim_queue 100\n"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("com.shop.catalog.Tags.distinct");
+        assertThat(f.summary()).isEqualTo("com.shop.catalog.Tags.distinct computes in 70 % of all CPU samples, with nothing but"
+                + " the JDK and computing libraries below it; the hottest leaf is java.lang.String.equals (86 % of it).");
+        assertThat(f.explains()).contains("cpu-saturation", "tail-latency");
+        assertThat(f.confirm()).contains("trace com.shop.catalog.Tags distinct -n 3");
+    }
+
+    @Test
+    void anApplicationFilterAroundTheWholeRequestIsNotAHotspot() {
+        // The application's filter is the deepest application frame of every sample below it, but
+        // Spring and Tomcat run between it and the work: the work is theirs, not the filter's.
+        String filter = "java.lang.Thread.run;org.apache.catalina.core.ApplicationFilterChain.doFilter;com.shop.web.AuditFilter.doFilter;"
+                + "org.apache.catalina.core.ApplicationFilterChain.doFilter;org.springframework.web.servlet.DispatcherServlet.doDispatch;";
+        Finding f = new CpuHotspotRule().evaluate(profile(
+                filter + "org.springframework.web.method.support.InvocableHandlerMethod.invoke;java.util.HashMap.get 900\n"
+                        + filter + "com.shop.web.TagController.tags;java.util.ArrayList.get 100\n"));
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).isEqualTo("the application method computing most on its own, com.shop.web.TagController.tags,"
+                + " holds 10 % of CPU samples.");
+    }
+
+    @Test
+    void costsOtherRulesNameAreLeftToThem() {
+        Finding f = new CpuHotspotRule().evaluate(profile(
+                REQUEST + "com.shop.Parse.qty;java.lang.NumberFormatException.<init>;java.lang.Throwable.fillInStackTrace 300\n"
+                        + REQUEST + "com.shop.Codec.converters;java.lang.ClassLoader.loadClass 300\n"
+                        + REQUEST + "com.shop.Log.audit;ch.qos.logback.classic.Logger.info 300\n"
+                        + REQUEST + "com.shop.Orders.lines;com.zaxxer.hikari.pool.ProxyPreparedStatement.executeQuery 300\n"
+                        + REQUEST + "com.shop.Tags.distinct;java.util.ArrayList.contains 150\n"));
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).contains("com.shop.Tags.distinct, holds 11 % of CPU samples");
+    }
+
+    @Test
+    void aMethodHotInItsOwnCodeSaysSoAndAFewSamplesAreNoVerdict() {
+        Finding own = new CpuHotspotRule().evaluate(profile(REQUEST + "com.shop.Prices.round 300\n"
+                + "java.lang.Thread.run;org.apache.coyote.http11.Http11Processor.service;java.util.HashMap.get 700\n"));
+        assertThat(own.severity()).isEqualTo(Severity.WARN);
+        assertThat(own.summary()).endsWith("below it; most of it in its own code.");
+
+        Finding few = new CpuHotspotRule().evaluate(profile(REQUEST + "com.shop.Prices.round 60\n"));
+        assertThat(few.severity()).isEqualTo(Severity.OK);
+        assertThat(few.summary()).isEqualTo("only 60 CPU samples: too few to weigh one method's share.");
+    }
+
+    @Test
+    void withoutAProfileItIsNotAssessed() {
+        Finding f = new CpuHotspotRule().evaluate(CaseBuilder.in(dir, 10, 2).evidence());
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).contains("no cpu profile");
+    }
+}
