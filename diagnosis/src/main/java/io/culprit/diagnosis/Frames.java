@@ -34,7 +34,8 @@ public final class Frames {
         "com.github.benmanes.", "org.ehcache.", "io.github.resilience4j.", "feign.", "io.vertx.", "io.quarkus.",
         "io.micronaut.", "org.bouncycastle.", "com.sun.", "io.projectreactor.", "org.reactivestreams.", "org.jdbi.",
         "org.hsqldb.", "org.sqlite.", "com.querydsl.", "io.ebean.", "org.redisson.", "org.junit.", "org.flywaydb.",
-        "org.liquibase.", "liquibase.", "org.xml.", "org.w3c.", "org.json.", "org.objectweb.", "groovy.", "org.codehaus."
+        "org.liquibase.", "liquibase.", "org.xml.", "org.w3c.", "org.json.", "org.objectweb.", "groovy.", "org.codehaus.",
+        "rx.", "io.reactivex."
     };
 
     private Frames() { }
@@ -42,13 +43,19 @@ public final class Frames {
     /**
      * A frame of the application's own code: not the JDK's, not a framework's or library's (see
      * {@link #FRAMEWORK}), not generated (CGLIB {@code $$}, proxies, accessors), not native
-     * ({@code libz.so.1}, {@code clock_gettime@@GLIBC_2.17}, C++ {@code A::b}, {@code [unknown]}).
+     * ({@code libz.so.1}, {@code clock_gettime@@GLIBC_2.17}, {@code msort_with_tmp.part.0}, C++
+     * {@code A::b}, {@code [unknown]}: a Java frame ends in a method name, which starts with a letter,
+     * {@code _}, {@code $} or {@code <}).
      */
     public static boolean isApplication(String frame) {
-        if (!frame.contains(".") || isJdk(frame) || frame.startsWith("[") || frame.contains("::") || frame.contains("/")
-                || frame.contains("@") || frame.contains(".so")) return false;
-        if (frame.contains("$$") || frame.contains("$Proxy") || frame.contains("GeneratedMethodAccessor")) return false;
-        for (String p : FRAMEWORK) if (frame.startsWith(p)) return false;
+        String f = stripLine(frame);
+        int dot = f.lastIndexOf('.');
+        if (dot <= 0 || dot == f.length() - 1 || isJdk(f) || f.startsWith("[") || f.contains("::") || f.contains("/")
+                || f.contains("@") || f.contains(".so")) return false;
+        char m = f.charAt(dot + 1);
+        if (!Character.isJavaIdentifierStart(m) && m != '<') return false;
+        if (f.contains("$$") || f.contains("$Proxy") || f.contains("GeneratedMethodAccessor")) return false;
+        for (String p : FRAMEWORK) if (f.startsWith(p)) return false;
         return true;
     }
 

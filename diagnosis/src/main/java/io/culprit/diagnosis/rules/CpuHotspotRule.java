@@ -107,7 +107,8 @@ public final class CpuHotspotRule implements Rule {
 
     /** A cost with a rule of its own, wherever it sits on the stack. */
     private static boolean namedElsewhere(String frame) {
-        return Frames.isLookup(frame) || frame.startsWith("java.lang.Throwable.") || SerializationCpuRule.isSerialization(frame)
+        return Frames.isLookup(frame) || frame.startsWith("java.lang.Throwable.") || frame.contains("Exception.<init>")
+                || frame.contains("Error.<init>") || SerializationCpuRule.isSerialization(frame)
                 || LoggingPressureRule.isLogging(frame) || PrototypeBeansRule.isCreation(frame);
     }
 

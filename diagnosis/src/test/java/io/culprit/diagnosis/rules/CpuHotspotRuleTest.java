@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.culprit.diagnosis.CaseBuilder;
 import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Frames;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import java.nio.file.Path;
@@ -29,11 +30,16 @@ class CpuHotspotRuleTest {
                         + REQUEST + "com.shop.catalog.Tags.distinct 50\n"
                         + REQUEST + "com.shop.catalog.Tags.lambda$distinct$2;java.util.ArrayList.contains 50\n"
                         + REQUEST + "org.springframework.jdbc.core.JdbcTemplate.query;org.postgresql.core.v3.QueryExecutorImpl.execute 200\n"
-                        + "G1ParScanThreadState::trim_queue 100\n"));
+                        + "G1ParScanThreadState::trim_queue 100\n"
+                        + "start_thread;msort_with_tmp.part.0;/usr/lib/x86_64-linux-gnu/libz.so.1.2.13 40\n"
+                        + REQUEST + "rx.internal.util.SubscriptionList.unsubscribeFromAll;java.util.ArrayList.get 60\n"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.culprit()).isEqualTo("com.shop.catalog.Tags.distinct");
-        assertThat(f.summary()).isEqualTo("com.shop.catalog.Tags.distinct computes in 70 % of all CPU samples, with nothing but"
+        assertThat(f.summary()).isEqualTo("com.shop.catalog.Tags.distinct computes in 64 % of all CPU samples, with nothing but"
                 + " the JDK and computing libraries below it; the hottest leaf is java.lang.String.equals (86 % of it).");
+        // native frames (the C library's sort, a shared object) and RxJava are not the application's
+        assertThat(Frames.isApplication("msort_with_tmp.part.0")).isFalse();
+        assertThat(Frames.isApplication("rx.internal.util.SubscriptionList.unsubscribeFromAll")).isFalse();
         assertThat(f.explains()).contains("cpu-saturation", "tail-latency");
         assertThat(f.confirm()).contains("trace com.shop.catalog.Tags distinct -n 3");
     }
