@@ -5,11 +5,15 @@ import io.culprit.jfr.JfrEvidence;
 import io.culprit.jfr.JfrFiles;
 import io.culprit.jfr.collect.Observation;
 import io.culprit.diagnosis.Diagnosis;
+import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.VerdictRenderer;
 import io.culprit.model.CaseFile;
 import io.culprit.model.CaseInfo;
 import io.culprit.model.Series;
 import io.culprit.model.Table;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -18,6 +22,7 @@ import java.util.concurrent.Callable;
 import one.convert.Arguments;
 import one.convert.JfrToFlame;
 import one.convert.JfrToPprof;
+import one.jfr.JfrReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -71,12 +76,13 @@ public final class AnalyzeCommand implements Callable<Integer> {
         CaseFile cf = CaseFile.create(dir);
         cf.write(CaseInfo.of("analyze", o.startMs(), o.endMs(), "culprit analyze " + recording, ev.target()));
         ev.writeTo(cf, o);
+        long cpuSamples = writeCpuProfile(recording, cf.profile("cpu.collapsed"));
 
         Map<String, Series> series = new LinkedHashMap<>();
         ev.series(o).forEach(s -> series.put(s.name(), s));
         Map<String, Table> tables = ev.tables(o);
         var out = spec.commandLine().getOut();
-        out.printf("%s: %.1f s recorded, %d events read%n%n", recording, o.seconds(), ev.events());
+        out.printf("%s: %.1f s recorded, %d events read, %d CPU samples%n%n", recording, o.seconds(), ev.events(), cpuSamples);
         out.println(EvidenceText.gc(series, tables, o.seconds()));
         out.println(EvidenceText.exceptions(tables.get("exceptions")));
         out.println(EvidenceText.classLoading(tables.get("classloading")));
@@ -101,5 +107,38 @@ public final class AnalyzeCommand implements Callable<Integer> {
         out.println("case file: " + dir.toAbsolutePath());
         out.flush();
         return 0;
+    }
+
+    /**
+     * The recording's CPU samples (JFR's execution samples, or async-profiler's) as the case's
+     * collapsed profile, so the rules weigh whole stacks as they do after a live diagnose, not only
+     * the hotspot table's top methods. Written only from {@link Evidence#MIN_HOTSPOT_SAMPLES} on:
+     * a handful of samples would read as whole shares of CPU. Returns the samples found.
+     */
+    private static long writeCpuProfile(Path recording, Path file) throws IOException {
+        Arguments args = new Arguments("-o", "collapsed");
+        args.dot = true;  // java.lang.Thread.run, as async-profiler's own collapsed output names frames
+        ByteArrayOutputStream collapsed = new ByteArrayOutputStream();
+        try (JfrReader reader = new JfrReader(recording.toString())) {
+            JfrToFlame converter = new JfrToFlame(reader, args);
+            converter.convert();
+            converter.dump(collapsed);
+        }
+        String text = collapsed.toString(StandardCharsets.UTF_8);
+        long samples = text.lines().mapToLong(AnalyzeCommand::count).sum();
+        if (samples >= Evidence.MIN_HOTSPOT_SAMPLES) {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, text);
+        }
+        return samples;
+    }
+
+    private static long count(String collapsedLine) {
+        int sp = collapsedLine.lastIndexOf(' ');
+        try {
+            return sp < 0 ? 0 : Long.parseLong(collapsedLine.substring(sp + 1).trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 }

@@ -60,6 +60,41 @@ class AnalyzeCommandTest {
         assertThat(out[1]).startsWith("culprit analyze: not a readable JFR recording");
     }
 
+    @Test
+    void aRecordingsCpuSamplesBecomeTheCaseProfileAndNameAHotMethod(@TempDir Path dir) throws Exception {
+        Path jfr = dir.resolve("busy.jfr");
+        try (Recording r = new Recording(CulpritSettings.configuration())) {
+            r.start();
+            Thread busy = new Thread(() -> distinctTerms(3_000), "busy");
+            busy.start();
+            busy.join();  // ~150 execution samples at culprit's 20 ms, all in distinctTerms
+            r.stop();
+            r.dump(jfr);
+        }
+        String[] out = new String[2];
+        assertThat(run(out, "analyze", jfr.toString(), "--case", dir.resolve("case").toString())).as(out[1]).isZero();
+        Path profile = dir.resolve("case").resolve("profiles").resolve("cpu.collapsed");
+        assertThat(profile).exists();
+        // the converter marks frame types (_[j] compiled, _[i] inlined), which the rules strip
+        assertThat(Files.readString(profile)).containsPattern(java.util.regex.Pattern.quote(getClass().getName() + ".distinctTerms")
+                + "(_\\[\\w\\])?;java\\.util\\.ArrayList\\.");
+        assertThat(out[0]).containsPattern("events read, \\d+ CPU samples")
+                .contains("cpu-hotspot — One application method burns the CPU")
+                .contains(getClass().getName() + ".distinctTerms computes in");
+    }
+
+    /** A quadratic deduplication that runs for about three seconds, whatever the machine. */
+    static int distinctTerms(long ms) {
+        long end = System.currentTimeMillis() + ms;
+        java.util.List<String> kept = new java.util.ArrayList<>();
+        int i = 0;
+        while (System.currentTimeMillis() < end) {
+            String term = "term-" + (i++ % 4_000);
+            if (!kept.contains(term)) kept.add(term);
+        }
+        return kept.size();
+    }
+
     private static Path record(Configuration c, Path out) throws Exception {
         try (Recording r = new Recording(c)) {
             r.start();
