@@ -27,10 +27,12 @@ public final class CaughtExceptionsRule implements Rule {
      */
     static final double COST_PER_THROW_US = 15;
     /**
-     * Below ten per request, a problem only when it costs: a hundredth of the CPU. One expected
-     * exception per request that costs 0.2 % is a code smell, not why a service is slow.
+     * Below ten per request, a problem only when it costs: a twentieth of the CPU. One expected
+     * exception per request that costs 0.2 % is a code smell, not why a service is slow; three
+     * costing 3 % (log-storm's fixed twin: Spring's wrapper around an expected miss) were named
+     * that service's root cause at 1 %, and are now noted as INFO.
      */
-    static final double MIN_COST_SHARE = 0.01;
+    static final double MIN_COST_SHARE = 0.05;
 
     @Override public String id() { return "caught-exceptions"; }
     @Override public String title() { return "Exceptions thrown and caught on the hot path"; }
