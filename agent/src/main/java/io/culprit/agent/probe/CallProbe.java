@@ -52,6 +52,12 @@ final class CallProbe {
      * OkHttp: Spring Boot picks one of them when it is there), and that call must count once.
      */
     private final PerThread springDepth = new PerThread(() -> new int[1]);
+    /**
+     * Per thread, the URL of the WebClient exchange it last subscribed, until a JDK HttpClient call
+     * to that URL on the same thread takes it: the JDK connector sends right after the exchange is
+     * subscribed, outside the hooked method, and that send is the exchange itself.
+     */
+    private final PerThread webClientUrl = new PerThread(() -> new Object[1]);
     private static final long SLOW = 1, FAILED = 2;
 
     CallProbe(Thresholds thresholds) {
@@ -122,6 +128,19 @@ final class CallProbe {
      */
     boolean insideSpringRequest() {
         return ((int[]) springDepth.get())[0] > 0;
+    }
+
+    /** Notes that this thread subscribed a WebClient exchange to {@code url} (see {@link #webClientUrl}). */
+    void webClientExchange(String url) {
+        ((Object[]) webClientUrl.get())[0] = url;
+    }
+
+    /** Whether a JDK HttpClient call to {@code url} is this thread's WebClient exchange, counted by WebClient's hook; consumes the note. */
+    boolean isWebClientExchange(String url) {
+        Object[] pending = (Object[]) webClientUrl.get();
+        if (pending[0] == null || !pending[0].equals(url)) return false;
+        pending[0] = null;
+        return true;
     }
 
     /** {@code endNs} is read first thing at the call's exit: the probe's own work (text, lookups) is not the call's time. */

@@ -28,6 +28,7 @@ final class JdkHttpHooks {
                 long end = System.nanoTime();
                 if (!(arg0 instanceof HttpRequest) || calls.insideSpringRequest()) return;
                 HttpRequest request = (HttpRequest) arg0;
+                if (calls.isWebClientExchange(request.uri().toString())) return;  // WebClient on the JDK's connector
                 if (thrown != null || !(returned instanceof CompletableFuture)) {
                     record(calls, request, start, end, thrown);
                     return;

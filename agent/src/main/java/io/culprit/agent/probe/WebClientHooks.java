@@ -13,7 +13,8 @@ import java.util.List;
  * start waits in between in a {@link PendingCalls} table keyed by the request's identity (the
  * end comes on the connector's thread). A cancelled exchange (a timeout upstream) ends in
  * neither and is not recorded. The request and response are read through {@link Reflect}; a 5xx
- * answer counts as a failed call.
+ * answer counts as a failed call. On the JDK's connector the JDK HttpClient's own hook sees the
+ * same call; it leaves it to this one ({@link CallProbe#isWebClientExchange}).
  */
 final class WebClientHooks {
 
@@ -29,6 +30,7 @@ final class WebClientHooks {
                     @Override
                     public long probeEnter(int id, Object self, Object request) {
                         pending.put(request, System.nanoTime());
+                        calls.webClientExchange(String.valueOf(Reflect.call(request, "url")));
                         return 0L;
                     }
                 },

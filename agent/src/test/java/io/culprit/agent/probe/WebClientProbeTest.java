@@ -2,6 +2,7 @@ package io.culprit.agent.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.culprit.agent.instrument.Instrumenter;
 import java.net.InetAddress;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.client.reactive.HttpComponentsClientHttpConnector;
+import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientRequestException;
 
@@ -97,6 +99,29 @@ class WebClientProbeTest {
             Instrumenter.resetAll();
             assertThat(ClassFiles.code(exchangeFunction)).isEqualTo(original);
         }
+    }
+
+    /**
+     * On the JDK's connector the send is the JDK HttpClient's, which culprit also hooks: each
+     * exchange counts once. A direct call on the same client afterwards still counts.
+     */
+    @Test
+    void anExchangeOnTheJdkConnectorCountsOnce() throws Exception {
+        assumeTrue(ProbeContext.BRIDGE_ON_BOOT_PATH, ProbeContext.WHY_NO_JDK);
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        WebClient client = WebClient.builder().clientConnector(new JdkClientHttpConnector(http)).build();
+        String base = remote.base;
+        assertThat(status(client, base + "/counted")).isEqualTo(204);  // loads both before the weave
+        Probes p = Probes.ensure(ProbeContext.INST);
+        assertThat(p.woven).anyMatch(w -> w.startsWith(JdkHttpHooks.HTTP_CLIENT_IMPL + ".sendAsync"));
+        for (int i = 0; i < 4; i++) assertThat(status(client, base + "/counted")).isEqualTo(204);
+        http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/broken")).build(),
+                java.net.http.HttpResponse.BodyHandlers.discarding());
+        // The direct call records on HttpClient's thread after the exchanges' sends: once it is in,
+        // a second record of theirs would be too.
+        CallRows.waitForRow(p, "http", "GET " + base + "/broken", 1);
+        assertThat(CallRows.row(p, "http", "GET " + base + "/counted")).containsEntry("count", 4L);
+        assertThat(hits.sum()).as("requests the remote got").isEqualTo(5);
     }
 
     /**
