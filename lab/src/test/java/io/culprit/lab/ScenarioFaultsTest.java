@@ -149,10 +149,10 @@ class ScenarioFaultsTest {
     void prototypeBeanIsCreated200TimesPerRequest() throws Exception {
         HttpRequest req = LabLoad.get(url("/api/customers/3/feed"));
         mode.set(Scenario.PROTOTYPE_BEAN, false);
-        double faultyPerRequest = creationsPerRequest(req);
+        double faultyPerRequest = perRequest(req, 10, LOOKUPS_CREATED::get);
         LabLoad.Result faulty = LabLoad.closed(req, 4, Duration.ofSeconds(3));
         mode.set(Scenario.PROTOTYPE_BEAN, true);
-        double fixedPerRequest = creationsPerRequest(req);
+        double fixedPerRequest = perRequest(req, 10, LOOKUPS_CREATED::get);
         LabLoad.Result fixed = LabLoad.closed(req, 4, Duration.ofSeconds(3));
         System.out.printf("prototype-bean: beans/request faulty %.0f, fixed %.0f; faulty %s; fixed %s%n",
                 faultyPerRequest, fixedPerRequest, faulty, fixed);
@@ -161,12 +161,13 @@ class ScenarioFaultsTest {
         assertThat(fixed.throughput()).isGreaterThan(faulty.throughput() * 1.2);
     }
 
-    private double creationsPerRequest(HttpRequest req) {
-        long before = LOOKUPS_CREATED.get();
-        for (int i = 0; i < 10; i++) {
+    /** How far {@code counter} moves per request, over {@code n} sequential requests. */
+    private static double perRequest(HttpRequest req, int n, java.util.function.LongSupplier counter) {
+        long before = counter.getAsLong();
+        for (int i = 0; i < n; i++) {
             LabLoad.once(req);
         }
-        return (LOOKUPS_CREATED.get() - before) / 10.0;
+        return (counter.getAsLong() - before) / (double) n;
     }
 
     @Autowired
@@ -177,11 +178,11 @@ class ScenarioFaultsTest {
         HttpRequest req = LabLoad.get(url("/api/orders/recent?limit=40"));
         mode.set(Scenario.N_PLUS_ONE, false);
         String faultyBody = LabLoad.body(req);
-        double faultyPerRequest = acquiresPerRequest(req);
+        double faultyPerRequest = perRequest(req, 10, () -> pool.snapshot().acquires());
         LabLoad.Result faulty = LabLoad.closed(req, 4, Duration.ofSeconds(3));
         mode.set(Scenario.N_PLUS_ONE, true);
         String fixedBody = LabLoad.body(req);
-        double fixedPerRequest = acquiresPerRequest(req);
+        double fixedPerRequest = perRequest(req, 10, () -> pool.snapshot().acquires());
         LabLoad.Result fixed = LabLoad.closed(req, 4, Duration.ofSeconds(3));
         System.out.printf("n-plus-one: queries/request faulty %.0f, fixed %.0f; faulty %s; fixed %s%n",
                 faultyPerRequest, fixedPerRequest, faulty, fixed);
@@ -215,11 +216,7 @@ class ScenarioFaultsTest {
     /** CPU time of the container's request threads per request, over 40 sequential requests. */
     private static double requestCpuMs(HttpRequest req) {
         var threads = java.lang.management.ManagementFactory.getThreadMXBean();
-        long before = requestThreadsCpuNs(threads);
-        for (int i = 0; i < 40; i++) {
-            LabLoad.once(req);
-        }
-        return (requestThreadsCpuNs(threads) - before) / 1e6 / 40;
+        return perRequest(req, 40, () -> requestThreadsCpuNs(threads)) / 1e6;
     }
 
     private static long requestThreadsCpuNs(java.lang.management.ThreadMXBean threads) {
@@ -230,13 +227,6 @@ class ScenarioFaultsTest {
         return sum;
     }
 
-    private double acquiresPerRequest(HttpRequest req) {
-        long before = pool.snapshot().acquires();
-        for (int i = 0; i < 10; i++) {
-            LabLoad.once(req);
-        }
-        return (pool.snapshot().acquires() - before) / 10.0;
-    }
 
     @Test
     void timerLockParksThreadsOnTheSharedTimerLock() throws Exception {
