@@ -98,9 +98,20 @@ public final class CpuHotspotRule implements Rule {
         return methodOf(stack[app]);
     }
 
+    /**
+     * Spring packages that compute where they are called, unlike the rest of Spring, which
+     * ClientLibraries counts with the data-access and web plumbing: password hashing, SpEL, its
+     * string and path utilities.
+     */
+    private static final String[] SPRING_COMPUTE = {
+        "org.springframework.security.crypto.", "org.springframework.expression.", "org.springframework.util."
+    };
+
     /** A frame below the application's that is plain computation. */
     private static boolean computes(String frame) {
-        if (ClientLibraries.isClient(frame)) return false;
+        boolean springCompute = false;
+        for (String p : SPRING_COMPUTE) springCompute |= frame.startsWith(p);
+        if (!springCompute && ClientLibraries.isClient(frame)) return false;
         for (String p : DISPATCH) if (frame.startsWith(p)) return false;
         return true;
     }

@@ -83,6 +83,18 @@ class CpuHotspotRuleTest {
     }
 
     @Test
+    void passwordHashingThroughSpringIsTheCallersComputation() {
+        // BCrypt at a high cost factor on every login: Spring Security's crypto computes in place.
+        Finding f = new CpuHotspotRule().evaluate(profile(
+                REQUEST + "com.shop.auth.Login.check;org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder.matches;"
+                        + "org.springframework.security.crypto.bcrypt.BCrypt.encipher 700\n"
+                        + REQUEST + "com.shop.auth.Login.check;org.springframework.jdbc.core.JdbcTemplate.query;org.h2.command.Command.executeQuery 300\n"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("com.shop.auth.Login.check");
+        assertThat(f.summary()).contains("computes in 70 %", "the hottest leaf is org.springframework.security.crypto.bcrypt.BCrypt.encipher");
+    }
+
+    @Test
     void withoutAProfileItIsNotAssessed() {
         Finding f = new CpuHotspotRule().evaluate(CaseBuilder.in(dir, 10, 2).evidence());
         assertThat(f.severity()).isEqualTo(Severity.OK);
