@@ -28,12 +28,17 @@ public final class CpuProfile {
     /** The profile at {@code file}, or empty when there is none (or it holds no samples). */
     public static Optional<CpuProfile> read(Path file) {
         if (!Files.isRegularFile(file)) return Optional.empty();
-        CpuProfile p = new CpuProfile();
-        try (var lines = Files.lines(file)) {
-            lines.forEach(p::add);
+        try {
+            return parse(Files.readString(file));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The profile in collapsed {@code text}, or empty when it holds no samples. */
+    public static Optional<CpuProfile> parse(String text) {
+        CpuProfile p = new CpuProfile();
+        text.lines().forEach(p::add);
         return p.total > 0 ? Optional.of(p) : Optional.empty();
     }
 

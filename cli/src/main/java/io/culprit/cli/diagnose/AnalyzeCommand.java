@@ -4,6 +4,7 @@ import io.culprit.jfr.EvidenceText;
 import io.culprit.jfr.JfrEvidence;
 import io.culprit.jfr.JfrFiles;
 import io.culprit.jfr.collect.Observation;
+import io.culprit.diagnosis.CpuProfile;
 import io.culprit.diagnosis.Diagnosis;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.VerdictRenderer;
@@ -125,20 +126,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
             converter.dump(collapsed);
         }
         String text = collapsed.toString(StandardCharsets.UTF_8);
-        long samples = text.lines().mapToLong(AnalyzeCommand::count).sum();
+        long samples = CpuProfile.parse(text).map(CpuProfile::samples).orElse(0L);
         if (samples >= Evidence.MIN_HOTSPOT_SAMPLES) {
             Files.createDirectories(file.getParent());
             Files.writeString(file, text);
         }
         return samples;
-    }
-
-    private static long count(String collapsedLine) {
-        int sp = collapsedLine.lastIndexOf(' ');
-        try {
-            return sp < 0 ? 0 : Long.parseLong(collapsedLine.substring(sp + 1).trim());
-        } catch (NumberFormatException e) {
-            return 0;
-        }
     }
 }
