@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -44,9 +45,8 @@ public final class Probes {
     /** Per hook, in {@link #hooks()} order: its dispatcher id, or -1 when it wove nothing. */
     private final List<Integer> hookIds = new ArrayList<>();
     final long startMs = System.currentTimeMillis();
-    private volatile Installation installation;
-    /** Hooks woven later ({@link #weaveLate}), whose classes were not loaded at the first weave. */
-    private final List<Installation> late = new ArrayList<>();
+    /** The first weave's, then one per later weave ({@link #weaveLate}) of classes loaded since. */
+    private final List<Installation> installations = new CopyOnWriteArrayList<>();
     /** Why weaving those failed, if it did; null otherwise. */
     private volatile String lateError;
     private Thread sampler;
@@ -87,8 +87,8 @@ public final class Probes {
 
     /** False once {@code reset} removed the weaving: the probes then start over on next use. */
     boolean live() {
-        Installation i = installation;
-        return i == null || !i.closed();
+        for (Installation i : installations) if (i.closed()) return false;
+        return true;
     }
 
     /** Every hook of every probe, always in the same order (see {@link #renew}). */
@@ -112,7 +112,8 @@ public final class Probes {
         }
         hooks = hooks();
         for (int i = 0; i < hooks.size(); i++) hookIds.add(-1);
-        installation = weave(inst);
+        Installation first = weave(inst);
+        if (first != null) installations.add(first);
         startSampler();
     }
 
@@ -161,8 +162,7 @@ public final class Probes {
     private void weaveLate(Instrumentation inst) {
         try {
             Installation more = weave(inst);
-            if (more != null && installation == null) installation = more;
-            else if (more != null) late.add(more);
+            if (more != null) installations.add(more);
             lateError = null;
         } catch (CommandException e) {
             lateError = e.getMessage();
@@ -196,10 +196,8 @@ public final class Probes {
                 if (id >= 0) Dispatcher.INSTANCE.set(id, fresh.hooks.get(i));
             }
             fresh.woven.addAll(old.woven);
-            fresh.installation = old.installation;
-            fresh.late.addAll(old.late);
-            old.installation = null;  // handed over: closing the old set must not reset it
-            old.late.clear();
+            fresh.installations.addAll(old.installations);
+            old.installations.clear();  // handed over: closing the old set must not reset them
             old.close();
             fresh.weaveLate(inst);
             fresh.startSampler();
@@ -264,9 +262,7 @@ public final class Probes {
             }
             sampler = null;
         }
-        Installation i = installation;
-        if (i != null) i.close();
-        for (Installation l : late) l.close();
+        for (Installation i : installations) i.close();
     }
 
     /** Observed seconds so far. */

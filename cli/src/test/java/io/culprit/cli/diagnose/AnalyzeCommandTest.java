@@ -67,7 +67,7 @@ class AnalyzeCommandTest {
             r.start();
             Thread busy = new Thread(() -> distinctTerms(3_000), "busy");
             busy.start();
-            busy.join();  // ~150 execution samples at culprit's 20 ms, all in distinctTerms
+            busy.join();  // ~150 execution samples at culprit's 20 ms of CPU, all in distinctTerms
             r.stop();
             r.dump(jfr);
         }
@@ -83,12 +83,18 @@ class AnalyzeCommandTest {
                 .contains(getClass().getName() + ".distinctTerms computes in");
     }
 
-    /** A quadratic deduplication that runs for about three seconds, whatever the machine. */
-    static int distinctTerms(long ms) {
-        long end = System.currentTimeMillis() + ms;
+    /**
+     * A quadratic deduplication that runs until it has used {@code cpuMs} of CPU (JFR samples a
+     * thread only while it runs, so a loaded machine stretches the wall time, not the sample
+     * count), or for ten times that in wall time if the thread's CPU time cannot be read.
+     */
+    static int distinctTerms(long cpuMs) {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpuEnd = threads.getCurrentThreadCpuTime() + cpuMs * 1_000_000;
+        long wallEnd = System.currentTimeMillis() + 10 * cpuMs;
         java.util.List<String> kept = new java.util.ArrayList<>();
         int i = 0;
-        while (System.currentTimeMillis() < end) {
+        while (System.currentTimeMillis() < wallEnd && (i % 256 != 0 || threads.getCurrentThreadCpuTime() < cpuEnd)) {
             String term = "term-" + (i++ % 4_000);
             if (!kept.contains(term)) kept.add(term);
         }
