@@ -30,7 +30,7 @@ public final class ProbeAdvice {
     public static final class Exit {
         private Exit() { }
 
-        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        @Advice.OnMethodExit(onThrowable = Throwable.class, backupArguments = false)
         static void exit(@MethodId int id, @Advice.Enter long start, @ProbeMapping.Read(Plan.SELF) Object self,
                          @ProbeMapping.Read(Plan.ARG0) Object arg0, @ProbeMapping.Read(Plan.ARG1) Object arg1,
                          @ProbeMapping.Read(Plan.RETURNED) Object returned, @Advice.Thrown Throwable thrown) {
@@ -42,7 +42,7 @@ public final class ProbeAdvice {
     public static final class ExitOnly {
         private ExitOnly() { }
 
-        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        @Advice.OnMethodExit(onThrowable = Throwable.class, backupArguments = false)
         static void exit(@MethodId int id, @ProbeMapping.Read(Plan.SELF) Object self,
                          @ProbeMapping.Read(Plan.ARG0) Object arg0, @ProbeMapping.Read(Plan.ARG1) Object arg1,
                          @ProbeMapping.Read(Plan.RETURNED) Object returned, @Advice.Thrown Throwable thrown) {
@@ -73,7 +73,7 @@ public final class ProbeAdvice {
         public static final class Exit {
             private Exit() { }
 
-            @Advice.OnMethodExit(onThrowable = Throwable.class, inline = false)
+            @Advice.OnMethodExit(onThrowable = Throwable.class, inline = false, backupArguments = false)
             public static void probeExit(@MethodId int id, @Advice.Enter long start, @ProbeMapping.Read(Plan.SELF) Object self,
                                          @ProbeMapping.Read(Plan.ARG0) Object arg0, @ProbeMapping.Read(Plan.ARG1) Object arg1,
                                          @ProbeMapping.Read(Plan.RETURNED) Object returned, @Advice.Thrown Throwable thrown) {
@@ -84,7 +84,7 @@ public final class ProbeAdvice {
         public static final class ExitOnly {
             private ExitOnly() { }
 
-            @Advice.OnMethodExit(onThrowable = Throwable.class, inline = false)
+            @Advice.OnMethodExit(onThrowable = Throwable.class, inline = false, backupArguments = false)
             public static void probeExitOnly(@MethodId int id, @ProbeMapping.Read(Plan.SELF) Object self,
                                              @ProbeMapping.Read(Plan.ARG0) Object arg0, @ProbeMapping.Read(Plan.ARG1) Object arg1,
                                              @ProbeMapping.Read(Plan.RETURNED) Object returned, @Advice.Thrown Throwable thrown) {
