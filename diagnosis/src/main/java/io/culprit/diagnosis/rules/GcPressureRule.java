@@ -176,7 +176,7 @@ public final class GcPressureRule implements Rule {
     // noise correlates with noise, and a 20 → 60 ms P99 wobble is not what a verdict is about.
     // Every symptom the pauses track is named, with its r, strongest first.
     private static Impact impact(Evidence ev) {
-        double rPending = ev.stats("pools", "hikariPending").map(s -> s.max() >= 1).orElse(false)
+        double rPending = ev.stats("pools", "hikariPending").map(GcPressureRule::steadyQueue).orElse(false)
                 ? ev.correlation("gc", "pauseSumMs", "pools", "hikariPending") : Double.NaN;
         double rP99 = ev.stats("requests", "p99Ms").map(s -> s.max() >= 3 * s.min() && s.max() >= TailLatencyRule.TAIL_MIN_MS).orElse(false)
                 ? ev.correlation("gc", "pauseSumMs", "requests", "p99Ms") : Double.NaN;
@@ -186,6 +186,16 @@ public final class GcPressureRule implements Rule {
         double best = pendingFirst ? rPending : rP99;
         double other = pendingFirst ? rP99 : rPending;
         return new Impact(best, pendingFirst ? "pools#hikariPending" : "requests#p99Ms", rPending, rP99, other >= IMPACT_CORRELATION);
+    }
+
+    /**
+     * Pool waiters are a symptom to correlate only while they last: a queue gone by the last third
+     * of the run belonged to the warm-up, as {@link PoolStarvationRule} reads it. CI, the
+     * gc-pool-starvation fixed twin: one waiter in the first window, none after, and r = 0.81
+     * against two young pauses made that warm-up a WARN.
+     */
+    private static boolean steadyQueue(ColumnStats pending) {
+        return pending.max() >= 1 && PoolStarvationRule.lasts(pending);
     }
 
     private static String collector(Evidence ev) {

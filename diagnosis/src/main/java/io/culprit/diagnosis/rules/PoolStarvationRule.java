@@ -45,9 +45,7 @@ public final class PoolStarvationRule implements Rule {
                     .numbers(n.refs()).build();
         }
         boolean tracksTail = r >= TAIL_CORRELATION;
-        // No thread waiting in the last third of the run: the queue belonged to the warm-up (JIT,
-        // the pool still opening connections), as tail-latency reads a tail that fades.
-        boolean fades = pending.get().lastThird() == 0;
+        boolean fades = !lasts(pending.get());
         Severity sev = pending.get().max() >= PENDING_CRITICAL && tracksTail && !fades ? Severity.CRITICAL
                 : pending.get().max() >= 1 && (acquire >= ACQUIRE_WARN_MS || tracksTail && !fades && !(acquire < ACQUIRE_MIN_MS))
                 ? Severity.WARN : Severity.INFO;
@@ -68,5 +66,13 @@ public final class PoolStarvationRule implements Rule {
                         + " says it is undersized.")
                 .confirm(ev.confirm("watch com.zaxxer.hikari.HikariDataSource getConnection '#cost' '#cost > 50'"))
                 .build();
+    }
+
+    /**
+     * Whether a thread still waited in the last third of the run. A queue gone by then belonged to
+     * the warm-up (JIT, the pool still opening connections), as tail-latency reads a tail that fades.
+     */
+    static boolean lasts(ColumnStats pending) {
+        return pending.lastThird() > 0;
     }
 }

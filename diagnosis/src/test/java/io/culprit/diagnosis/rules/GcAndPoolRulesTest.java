@@ -174,6 +174,30 @@ class GcAndPoolRulesTest {
         assertThat(f.summary()).endsWith("while other processes saturated the CPU.");
     }
 
+    /**
+     * CI, the gc-pool-starvation fixed twin: one waiter in the first window (warm-up), none after,
+     * and two young pauses that correlated with it. Pauses tracking a steady queue still count.
+     */
+    @Test
+    void pausesTrackOnlyAQueueThatLastsNotTheWarmUpsWaiter() {
+        Finding f = new GcPressureRule().evaluate(pausesAndWaiters(new double[] {120, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0},
+                new double[] {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+        assertThat(f.severity()).as(f.summary()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).doesNotContain("track");
+
+        Finding g = new GcPressureRule().evaluate(pausesAndWaiters(new double[] {120, 0, 0, 0, 0, 100, 0, 0, 0, 110, 0},
+                new double[] {1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0}));
+        assertThat(g.severity()).as(g.summary()).isEqualTo(Severity.WARN);
+        assertThat(g.summary()).contains("the pauses track the pool's pending threads (r = 1.00)");
+    }
+
+    /** One-second GC and pool windows: {@code pauseMs} per window (two pauses each), {@code pending} waiters, a pool of 10. */
+    private io.culprit.diagnosis.Evidence pausesAndWaiters(double[] pauseMs, double[] pending) {
+        double[] count = java.util.Arrays.stream(pauseMs).map(ms -> ms > 0 ? 2 : 0).toArray();
+        return CaseBuilder.in(dir, pauseMs.length, 2).series("gc", 1000, "pauseSumMs", pauseMs, "pauseCount", count)
+                .series("pools", 1000, "hikariPending", pending, "hikariTotal", flat(pending.length, 10)).evidence();
+    }
+
     @Test
     void aShortHandOverIsNotStarvationEvenWhenItMovesWithTheTail() {
         var ev = CaseBuilder.in(dir, 6, 2).series("requests", 1000, "rps", flat(6, 3000), "p99Ms", new double[] {5, 9, 5, 9, 5, 9})
