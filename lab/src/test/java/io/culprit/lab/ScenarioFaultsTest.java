@@ -191,7 +191,10 @@ class ScenarioFaultsTest {
         assertThat(fixedPerRequest).isEqualTo(2);
         // The newest orders: seeded ones (5 lines), or row-lock's if its test ran first in this context.
         assertThat(fixedBody).isEqualTo(faultyBody).containsPattern("\"items\":[1-9]").contains("\"skus\":[\"SKU-");
-        assertThat(fixed.throughput()).isGreaterThan(faulty.throughput() * 1.5);
+        // 39 embedded-H2 queries of a few µs each against the same JSON of 40 orders: measured
+        // fixed/faulty 1.6-2.2 here, 1.40 once on CI's 2 busy cores (docs/LAB.md). 1.2 still
+        // fails a fix that does not remove the round trips' cost.
+        assertThat(fixed.throughput()).isGreaterThan(faulty.throughput() * 1.2);
     }
 
     @Test
