@@ -38,12 +38,13 @@ public final class HelpCommand implements Command {
         if (words.isEmpty()) {
             List<Map<String, Object>> list = new ArrayList<>();
             StringBuilder text = new StringBuilder("commands (help NAME for usage):\n");
+            int width = 2 + registry.all().stream().mapToInt(c -> c.name().length()).max().orElse(0);
             for (Command c : registry.all()) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("name", c.name());
                 m.put("summary", c.summary());
                 list.add(m);
-                text.append("  ").append(Format.pad(c.name(), 12)).append(c.summary()).append('\n');
+                text.append("  ").append(Format.pad(c.name(), width)).append(c.summary()).append('\n');
             }
             emit(ctx, text.toString().stripTrailing(), Map.of("commands", list));
             return;
