@@ -35,14 +35,28 @@ public final class TargetResolver {
         return false;
     }
 
+    /**
+     * The packages of what the agent carries into a target (agent-bootstrap, model, jfr, agent).
+     * The rest of io.culprit is not the agent: the lab is a target like any other, and the
+     * verdicts' confirm commands trace it.
+     */
+    private static final String[] AGENT_PREFIXES = {"io.culprit.agent.", "io.culprit.bootstrap.", "io.culprit.model.",
+        "io.culprit.jfr.", "net.bytebuddy.", "org.HdrHistogram."};
+
     /** Classes the agent must never weave: itself, its libraries, hidden and array classes. */
     public static boolean weavable(Instrumentation inst, Class<?> c) {
         String n = c.getName();
         return !c.isArray() && !c.isPrimitive() && n.indexOf('/') < 0 && !n.contains("$$Lambda")
-                // culprit's own classes are off limits, except the *.fixture.* targets of its tests
-                && (!n.startsWith("io.culprit.") || n.contains(".fixture."))
-                && !n.startsWith("net.bytebuddy.") && !n.startsWith("org.HdrHistogram.")
-                && inst.isModifiableClass(c);
+                && !agentOwn(n) && inst.isModifiableClass(c);
+    }
+
+    /** Whether a class is the agent's own: off limits, except the *.fixture.* targets of its tests. */
+    static boolean agentOwn(String className) {
+        if (className.contains(".fixture.")) return false;
+        for (String p : AGENT_PREFIXES) {
+            if (className.startsWith(p)) return true;
+        }
+        return false;
     }
 
     public static List<MethodTarget> resolve(Instrumentation inst, String classPattern, String methodPattern,
@@ -102,14 +116,20 @@ public final class TargetResolver {
         return out;
     }
 
-    /** Up to three loaded class names closest to the pattern's simple name, for the error line. */
+    /**
+     * Up to three loaded class names closest to the pattern's simple name, for the error line; for a
+     * pattern whose simple name is (nearly) all wildcards, the packages beside the one it names.
+     */
     static String closeMatches(Class<?>[] loaded, String pattern) {
         String wanted = simple(pattern).replace("*", "").replace("?", "").toLowerCase();
+        if (wanted.length() < 3) {
+            return nearPackages(loaded, pattern);
+        }
         List<String> best = new ArrayList<>();
         Set<String> seen = new LinkedHashSet<>();
         for (Class<?> c : loaded) {
             String n = c.getName();
-            if (c.isArray() || n.contains("$$Lambda") || n.indexOf('/') >= 0 || !seen.add(n)) {
+            if (c.isArray() || n.contains("$$Lambda") || n.indexOf('/') >= 0 || agentOwn(n) || !seen.add(n)) {
                 continue;
             }
             best.add(n);
@@ -120,6 +140,33 @@ public final class TargetResolver {
                 .sorted(Comparator.comparingInt((Object[] o) -> (int) o[1]).thenComparing(o -> (String) o[0]))
                 .limit(3).map(o -> (String) o[0]).collect(Collectors.toList());
         return top.isEmpty() ? "" : "; close matches: " + String.join(", ", top);
+    }
+
+    /**
+     * For {@code io.culprit.lab.catalog.*}: the packages loaded under the longest prefix of its
+     * package that has any ({@code io.culprit.lab.customers, io.culprit.lab.orders, ...}).
+     */
+    static String nearPackages(Class<?>[] loaded, String pattern) {
+        int cut = pattern.length();
+        for (char w : new char[] {'*', '?'}) {
+            if (pattern.indexOf(w) >= 0) cut = Math.min(cut, pattern.indexOf(w));
+        }
+        String[] segments = pattern.substring(0, pattern.lastIndexOf('.', cut) + 1).split("\\.");
+        for (int k = segments.length; k >= 1; k--) {
+            String prefix = String.join(".", java.util.Arrays.copyOf(segments, k)) + ".";
+            Set<String> packages = new java.util.TreeSet<>();
+            for (Class<?> c : loaded) {
+                String n = c.getName();
+                int dot = n.indexOf('.', prefix.length());
+                if (n.startsWith(prefix) && dot > 0 && !agentOwn(n)) packages.add(n.substring(0, dot));
+            }
+            if (!packages.isEmpty()) {
+                return "; packages loaded under " + prefix.substring(0, prefix.length() - 1) + ": "
+                        + packages.stream().limit(8).collect(Collectors.joining(", "))
+                        + (packages.size() > 8 ? " (+" + (packages.size() - 8) + " more)" : "");
+            }
+        }
+        return "";
     }
 
     private static String simple(String name) {

@@ -2,6 +2,7 @@ package io.culprit.cli.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.culprit.cli.it.Cli;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -33,10 +34,49 @@ class LabProcessIT {
             HttpResponse<String> order = http.send(HttpRequest.newBuilder(URI.create(lab.baseUrl() + lab.scenario().path())).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(order.statusCode()).as(Files.readString(log)).isEqualTo(200);
+            traceTheLabsOwnController(lab, http);
         } finally {
             lab.stop();
         }
         assertThat(lab.isAlive()).isFalse();
         Files.deleteIfExists(log);
+    }
+
+    /**
+     * The lab is a target like any other: the verdicts' confirm commands trace its classes
+     * ({@code trace io.culprit.lab.products.KeywordsController add}), which the agent once refused
+     * as its own. A wrong package gets the packages beside it.
+     */
+    private static void traceTheLabsOwnController(LabProcess lab, HttpClient http) throws Exception {
+        HttpRequest get = HttpRequest.newBuilder(URI.create(lab.baseUrl() + lab.scenario().path())).build();
+        Thread requests = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                try {
+                    http.send(get, HttpResponse.BodyHandlers.discarding());
+                    Thread.sleep(50);  // a trickle of calls for the trace to catch, not load
+                } catch (InterruptedException e) {
+                    return;
+                } catch (java.io.IOException e) {
+                    // the trace's result decides; a refused request here only means fewer calls
+                }
+            }
+        }, "lab-requests");
+        requests.setDaemon(true);
+        requests.start();
+        try {
+            String pid = String.valueOf(lab.pid());
+            Cli.Result trace = Cli.run(60, "exec", pid, "trace io.culprit.lab.orders.OrderController get -n 1");
+            assertThat(trace.code).as(trace.toString()).isZero();
+            assertThat(trace.out).as(trace.toString()).contains("io.culprit.lab.orders.OrderController", "get(");
+            Cli.Result typo = Cli.run(60, "exec", pid, "trace io.culprit.lab.order.* get -n 1");
+            assertThat(typo.code).as(typo.toString()).isNotZero();
+            assertThat(typo.err.strip()).as(typo.toString()).doesNotContain("\n")
+                    .contains("no class matches 'io.culprit.lab.order.*'", "packages loaded under io.culprit.lab: ")
+                    .contains("io.culprit.lab.orders");
+            assertThat(Cli.run(60, "exec", pid, "stop").code).isZero();
+        } finally {
+            requests.interrupt();
+            requests.join(5_000);
+        }
     }
 }
