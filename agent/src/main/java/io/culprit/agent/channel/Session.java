@@ -112,7 +112,13 @@ final class Session implements CommandContext {
             if (command == null) {
                 throw new CommandException("unknown command '" + name + "' (try help)");
             }
-            command.run(words.subList(1, words.size()), this);
+            List<String> args = words.subList(1, words.size());
+            Command help = server.registry().get("help");
+            if (help != null && args.size() == 1 && (args.get(0).equals("-h") || args.get(0).equals("--help"))) {
+                help.run(List.of(name), this);  // 'trace -h', as Arthas users type it
+            } else {
+                command.run(args, this);
+            }
         } catch (CommandException e) {
             code = Messages.BAD_INPUT;
             error = e.getMessage();

@@ -39,7 +39,7 @@ class ChannelServerTest {
     void start() throws Exception {
         log = new AgentLog(dir.resolve("agent.log"));
         server = new ChannelServer(log, new TokenCheck(token),
-                CommandRegistry.of(new Echo(), new Boom(), new Bad(), new Sleepy()), null);
+                CommandRegistry.of(new Echo(), new Boom(), new Bad(), new Sleepy(), new Help()), null);
         port = server.start(args -> false);
         Sleepy.started = new CountDownLatch(1);
         Sleepy.cleaned = new CountDownLatch(1);
@@ -58,6 +58,17 @@ class ChannelServerTest {
         List<Map<String, Object>> json = call(request(token, "echo x", true), null);
         assertThat(json).containsExactly(msg("t", "out", "text", "x"), msg("t", "data", "data", List.of("x")),
                 msg("t", "end", "code", 0L));
+    }
+
+    @Test
+    void aLoneDashHOrDashDashHelpShowsTheCommandsUsage() throws Exception {
+        for (String flag : new String[] {"-h", "--help"}) {
+            assertThat(call(request(token, "echo " + flag, false), null))
+                    .containsExactly(msg("t", "out", "text", "usage of echo"), msg("t", "end", "code", 0L));
+        }
+        // Only alone: as one argument among others it is the command's own business.
+        assertThat(call(request(token, "echo x -h", false), null))
+                .containsExactly(msg("t", "out", "text", "x|-h"), msg("t", "end", "code", 0L));
     }
 
     @Test
@@ -206,6 +217,19 @@ class ChannelServerTest {
         public void run(List<String> args, CommandContext ctx) {
             ctx.println(String.join("|", args));
             ctx.data(args);
+        }
+    }
+
+    /** Stands in for the real help, which reads the real registry: says what it was asked. */
+    static final class Help extends Stub {
+        @Override
+        public String name() {
+            return "help";
+        }
+
+        @Override
+        public void run(List<String> args, CommandContext ctx) {
+            ctx.println("usage of " + String.join("|", args));
         }
     }
 
