@@ -50,7 +50,7 @@ final class Agent {
         Runtime.getRuntime().addShutdownHook(exitHook);
         runFile.pruneStale();
         log.info("culprit agent " + version + " started (" + mode + ") on 127.0.0.1:" + port + " in "
-                + (System.nanoTime() - t0) / 1_000_000 + " ms");
+                + (System.nanoTime() - t0) / 1_000_000 + " ms, from " + Agent.class.getProtectionDomain().getCodeSource().getLocation());
     }
 
     /** A second attach to this JVM: adopt its token, refresh the run file, start nothing new. */

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
 import java.net.URL;
+import java.net.URLDecoder;
 import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,7 +56,7 @@ public final class AgentLauncher {
         if (handOverToLiveAgent(agentArgs)) {
             return;
         }
-        Path jar = Paths.get(AgentLauncher.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path jar = attachedJar(agentArgs);
         Path core;
         Path bridge;
         try (JarFile outer = new JarFile(jar.toFile(), false)) {
@@ -77,6 +79,23 @@ public final class AgentLauncher {
         Class.forName(CORE, true, loader)
                 .getMethod("start", String.class, Instrumentation.class, String.class)
                 .invoke(null, agentArgs, inst, mode);
+    }
+
+    /**
+     * The jar being attached. This class is loaded once per JVM, by the system loader, from the
+     * first culprit jar attached; a later attach of another culprit version finds that class again,
+     * so its own code source would start the first version's core. The CLI names its jar in
+     * {@code jar=} (URL-encoded, for the commas that separate arguments).
+     */
+    static Path attachedJar(String agentArgs) throws Exception {
+        for (String pair : agentArgs.split(",")) {
+            String p = pair.trim();
+            if (p.startsWith("jar=")) {
+                Path named = Paths.get(URLDecoder.decode(p.substring(4), StandardCharsets.UTF_8));
+                if (Files.isRegularFile(named)) return named;
+            }
+        }
+        return Paths.get(AgentLauncher.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     }
 
     /**

@@ -104,6 +104,9 @@ public final class AgentClient {
 
     private static void load(long pid, String agentArgs) {
         String jar = AgentJar.locate().toString();
+        // The launcher class of a JVM's first attach stays loaded in its system loader and answers
+        // every later attach: told the jar, it starts this culprit's core, not the first one's.
+        agentArgs += ",jar=" + java.net.URLEncoder.encode(jar, StandardCharsets.UTF_8);
         VirtualMachine vm;
         try {
             vm = VirtualMachine.attach(Long.toString(pid));
