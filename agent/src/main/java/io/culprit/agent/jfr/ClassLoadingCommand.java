@@ -77,9 +77,10 @@ public final class ClassLoadingCommand implements Command {
         if (rows.isEmpty()) {
             sb.append("none");
         } else {
-            sb.append(String.format(Locale.ROOT, "%-11s %8s %9s  %s%n", "KIND", "COUNT", "RATE/s", "NAME  from CALLER"));
+            // "resource-lookup", the longest kind, is 15 wide
+            sb.append(String.format(Locale.ROOT, "%-15s %8s %9s  %s%n", "KIND", "COUNT", "RATE/s", "NAME  from CALLER"));
             for (Map<String, Object> r : rows) {
-                sb.append(String.format(Locale.ROOT, "%-11s %8d %9.1f  %s  from %s%n", r.get("kind"), ((Number) r.get("count")).longValue(),
+                sb.append(String.format(Locale.ROOT, "%-15s %8d %9.1f  %s  from %s%n", r.get("kind"), ((Number) r.get("count")).longValue(),
                         ((Number) r.get("perSecond")).doubleValue(), r.get("name"), r.get("caller")));
             }
         }
