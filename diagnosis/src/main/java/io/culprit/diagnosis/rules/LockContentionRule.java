@@ -140,9 +140,27 @@ public final class LockContentionRule implements Rule {
                         + " The waiters' path shows which call hands off."
                         : "Every request that needs this lock waits for the one holding it; the wait grows with"
                         + " concurrency while the CPU stays partly idle. The owner's stack shows the code holding it.")
-                .fix("Take the lock off the per-request path (do the work once, cache it, or use a lock-free"
+                .fix(handOff
+                        // A hand-off has no lock to shorten: the cure is not handing off what need not be.
+                        ? "Run work that neither blocks nor calls out on the request thread instead of handing it to"
+                        + " a pool (Hystrix: execution.isolation.strategy=SEMAPHORE, or no command at all for local"
+                        + " reads; Resilience4j: a semaphore Bulkhead, not a ThreadPoolBulkhead); keep thread-pool"
+                        + " isolation for remote calls, with the pool sized to rate × latency."
+                        : "Take the lock off the per-request path (do the work once, cache it, or use a lock-free"
                         + " structure), or shrink the critical section to the shared state only.")
-                .confirm(ev.confirm("thread -b") + " or \"profiler start --event lock\"")
+                // thread -b names a lock's holder; a hand-off has none: the call paths into the wait show who hands off.
+                .confirm(handOff ? handOffConfirm(ev, culprit) : ev.confirm("thread -b") + " or \"profiler start --event lock\"")
                 .build();
+    }
+
+    /**
+     * {@code stack} on the waiting frame ({@code rx...BlockingOperatorToFuture$2.get:101}): the call
+     * paths that hand off, with counts. '$' is escaped for the shell's double quotes.
+     */
+    static String handOffConfirm(Evidence ev, String waiterFrame) {
+        String method = waiterFrame == null ? "" : waiterFrame.replaceFirst(":\\d+$", "");
+        int dot = method.lastIndexOf('.');
+        if (dot <= 0) return ev.confirm("profiler start --event wall") + ", then \"profiler stop --format collapsed\"";
+        return ev.confirm("stack " + method.substring(0, dot).replace("$", "\\$") + " " + method.substring(dot + 1) + " -n 40");
     }
 }

@@ -50,6 +50,9 @@ class ContentionAndCpuRulesTest {
                 + " (park, 8,000 events), waiting for work handed to other threads, waiters at rx.internal.operators.BlockingOperatorToFuture$2.get:101"
                 + " ← com.netflix.hystrix.HystrixCommand$4.get:423 ← com.acme.shop.ProductController.product:37.");
         assertThat(f.explanation()).startsWith("Request threads hand work to another pool");
+        // No lock to take off the path: the advice is not to hand off, and the confirmation is where threads wait.
+        assertThat(f.fix()).startsWith("Run work that neither blocks nor calls out on the request thread").doesNotContain("lock-free");
+        assertThat(f.confirm()).endsWith("\"stack rx.internal.operators.BlockingOperatorToFuture\\$2 get -n 40\"").doesNotContain("thread -b");
     }
 
     @Test
