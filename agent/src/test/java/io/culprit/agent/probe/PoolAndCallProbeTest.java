@@ -90,6 +90,44 @@ class PoolAndCallProbeTest {
         assertThat(max(p, "hikariUsageMsMax")).isGreaterThan(0);
     }
 
+    /**
+     * Hikari checks a connection idle for over 500 ms before handing it out (here a 5 ms test query;
+     * on PostgreSQL a round trip): a slow acquire beside idle connections with nobody waiting, as a
+     * GC pause inside an acquire is. Neither is a waiter.
+     */
+    @Test
+    void aSlowAcquireBesideIdleConnectionsIsNoWaiter() throws Exception {
+        HikariConfig c = new HikariConfig();
+        c.setJdbcUrl("jdbc:h2:mem:probe;DB_CLOSE_DELAY=-1");
+        c.setMaximumPoolSize(2);
+        c.setMinimumIdle(2);
+        c.setConnectionTestQuery("CALL PAUSE(5)");
+        try (HikariDataSource checked = new HikariDataSource(c)) {
+            Probes p = Probes.ensure(ProbeContext.INST);
+            checked.getConnection().close();  // links the hook's call sites (slow once) before the windows measured
+            waitFor(() -> windows(p) > 0);
+            int before = windows(p);
+            waitFor(() -> windows(p) > before);
+            int measured = windows(p);
+            Thread.sleep(600);  // past Hikari's 500 ms alive-bypass window: the next acquire runs the test query
+            checked.getConnection().close();
+            waitFor(() -> windows(p) > measured);
+            double[] acquireMs = p.windows.series("pools").column("hikariAcquireMsMax").orElseThrow();
+            assertThat(Arrays.stream(acquireMs, measured, acquireMs.length).max().orElse(0)).as("the acquire ran the 5 ms check")
+                    .isGreaterThanOrEqualTo(5);
+            double[] pending = p.windows.series("pools").column("hikariPending").orElseThrow();
+            assertThat(Arrays.copyOfRange(pending, measured, pending.length)).containsOnly(0.0);
+        }
+    }
+
+    @Test
+    void waitedMeansOthersWaitOrNoneIsIdle() {
+        assertThat(PoolProbe.waited(0, 8)).isFalse();
+        assertThat(PoolProbe.waited(0, 0)).isTrue();
+        assertThat(PoolProbe.waited(3, 1)).isTrue();
+        assertThat(PoolProbe.waited(Double.NaN, 5)).as("unreadable: counted, as before").isTrue();
+    }
+
     @Test
     void aSlowStatementIsAlertedWithItsTextAndFastOnesAreNot() throws Exception {
         Probes p = Probes.ensure(ProbeContext.INST);
