@@ -50,7 +50,13 @@ final class Agent {
         Runtime.getRuntime().addShutdownHook(exitHook);
         runFile.pruneStale();
         log.info("culprit agent " + version + " started (" + mode + ") on 127.0.0.1:" + port + " in "
-                + (System.nanoTime() - t0) / 1_000_000 + " ms, from " + Agent.class.getProtectionDomain().getCodeSource().getLocation());
+                + (System.nanoTime() - t0) / 1_000_000 + " ms, from " + codeSource());
+    }
+
+    /** Which core.jar runs (a JVM attached by two culprit versions runs the later one's); never fails the start. */
+    private static String codeSource() {
+        java.security.CodeSource cs = Agent.class.getProtectionDomain().getCodeSource();
+        return cs == null || cs.getLocation() == null ? "an unknown location" : cs.getLocation().toString();
     }
 
     /** A second attach to this JVM: adopt its token, refresh the run file, start nothing new. */
