@@ -6,10 +6,12 @@ import io.culprit.agent.instrument.internal.NamePattern;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
@@ -153,8 +155,8 @@ public final class TargetResolver {
         }
         String[] segments = pattern.substring(0, pattern.lastIndexOf('.', cut) + 1).split("\\.");
         for (int k = segments.length; k >= 1; k--) {
-            String prefix = String.join(".", java.util.Arrays.copyOf(segments, k)) + ".";
-            Set<String> packages = new java.util.TreeSet<>();
+            String prefix = String.join(".", Arrays.copyOf(segments, k)) + ".";
+            Set<String> packages = new TreeSet<>();
             for (Class<?> c : loaded) {
                 String n = c.getName();
                 int dot = n.indexOf('.', prefix.length());

@@ -46,6 +46,8 @@ public final class GcPressureRule implements Rule {
     static final double DEFAULT_MIN_HEAP_FREE = 40;
     /** Committed heap moving by 5 % of its range during the run counts as resizing. */
     static final double RESIZE_SHARE = 0.05;
+    /** Fewer pool waiters than this are no queue (see {@link #steadyQueue}). */
+    static final double QUEUE_MIN_WAITERS = 2;
     /** An allocation site worth naming carries a fifth of the sampled bytes. */
     static final double MIN_SITE_SHARE = 0.2;
 
@@ -198,8 +200,6 @@ public final class GcPressureRule implements Rule {
      * more). Correlated with the pauses that caused them, those made log-storm a gc-pressure WARN
      * at 0.8 % of wall time paused.
      */
-    static final double QUEUE_MIN_WAITERS = 2;
-
     private static boolean steadyQueue(ColumnStats pending) {
         return pending.max() >= QUEUE_MIN_WAITERS && PoolStarvationRule.lasts(pending);
     }
