@@ -27,7 +27,7 @@ import picocli.CommandLine.Parameters;
  * history and tab completion. Ctrl-C cancels the running command, not the session; {@code quit}
  * leaves the agent attached, {@code stop} detaches it.
  */
-@Command(name = "attach", description = "Attaches to a running JVM and opens an interactive console.",
+@Command(name = "attach", mixinStandardHelpOptions = true, description = "Attaches to a running JVM and opens an interactive console.",
         footer = {"", "Example:", "  culprit attach 4242",
                 "  culprit@4242> thread -n 3",
                 "  culprit@4242> stop"})

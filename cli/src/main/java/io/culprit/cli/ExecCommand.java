@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
  * {@code culprit exec <pid> "cmd1; cmd2"}: runs console commands without a console, for scripts
  * and tests. Text by default; {@code --json} prints the structured results instead.
  */
-@Command(name = "exec", description = "Runs agent commands in a JVM non-interactively.",
+@Command(name = "exec", mixinStandardHelpOptions = true, description = "Runs agent commands in a JVM non-interactively.",
         footer = {"", "Examples:",
                 "  culprit exec 4242 \"thread -n 3 -i 1000\"",
                 "  culprit exec 4242 \"dashboard; thread -b\"",

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  * {@code culprit ps}: the local JVMs this user can see, like {@code jps -l} plus JDK version and
  * uptime. Reads only hsperfdata and /proc: it never attaches.
  */
-@Command(name = "ps", description = "Lists local JVMs: pid, main class or jar, JDK version, uptime.",
+@Command(name = "ps", mixinStandardHelpOptions = true, description = "Lists local JVMs: pid, main class or jar, JDK version, uptime.",
         footer = {"", "Example:", "  culprit ps"})
 public final class PsCommand implements Callable<Integer> {
 

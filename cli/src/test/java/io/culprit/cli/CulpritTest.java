@@ -27,4 +27,18 @@ class CulpritTest {
         assertThat(cl.execute("--help")).isZero();
         assertThat(out.toString()).contains("ps", "attach", "exec", "load", "lab", "diagnose", "analyze", "demo");
     }
+
+    /** Every subcommand answers {@code --help} with its usage and exit 0, as a user of any CLI expects. */
+    @Test
+    void everySubcommandShowsItsUsageOnHelp() {
+        for (String name : Culprit.commandLine().getSubcommands().keySet()) {
+            if (name.equals("help")) continue;
+            CommandLine cl = Culprit.commandLine();
+            StringWriter out = new StringWriter(), err = new StringWriter();
+            cl.setOut(new PrintWriter(out));
+            cl.setErr(new PrintWriter(err));
+            assertThat(cl.execute(name, "--help")).as("%s --help: %s", name, err).isZero();
+            assertThat(out.toString()).as(name).startsWith("Usage: culprit " + name);
+        }
+    }
 }

@@ -36,7 +36,7 @@ import picocli.CommandLine.Model.CommandSpec;
  * the GC, exception, class-loading and lock evidence. Optionally converts the recording's samples
  * to a flame graph or pprof with async-profiler's converter (also for async-profiler's own .jfr).
  */
-@Command(name = "analyze", description = "Reads a JFR recording into the same evidence and rules as diagnose.",
+@Command(name = "analyze", mixinStandardHelpOptions = true, description = "Reads a JFR recording into the same evidence and rules as diagnose.",
         footer = {"", "Examples:", "  culprit analyze app.jfr", "  culprit analyze app.jfr --case /tmp/case --flame cpu.html",
                 "  culprit analyze profile.jfr --pprof cpu.pb.gz"})
 public final class AnalyzeCommand implements Callable<Integer> {

@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
  * Starts the lab service with one seeded fault, in the foreground, forwarding its output; Ctrl-C
  * stops it. Scenarios and their ground truth: docs/LAB.md.
  */
-@Command(name = "lab",
+@Command(name = "lab", mixinStandardHelpOptions = true,
         description = "Starts a lab service with a seeded performance fault (Ctrl-C stops it).",
         footer = {"", "Examples:",
                 "  culprit lab --list",
