@@ -8,6 +8,7 @@ import io.culprit.agent.instrument.internal.Dispatcher;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -91,10 +92,18 @@ public final class MonitorCommand implements Command {
 
     static void report(CommandRun run, MonitorListener listener) {
         String ts = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
-        StringBuilder text = new StringBuilder(String.format(" %-19s  %-40s  %-20s %8s %8s %6s %9s %9s %9s %9s %9s%n",
+        List<MonitorListener.Stats> stats = listener.stats();
+        Map<MonitorListener.Stats, String> methods = methodLabels(stats);
+        int classWidth = 5, methodWidth = 20;
+        for (MonitorListener.Stats s : stats) {
+            classWidth = Math.max(classWidth, s.target.type.getName().length());
+            methodWidth = Math.max(methodWidth, methods.get(s).length());
+        }
+        String row = " %-19s  %-" + classWidth + "s  %-" + methodWidth + "s";
+        StringBuilder text = new StringBuilder(String.format(row + " %8s %8s %6s %9s %9s %9s %9s %9s%n",
                 "timestamp", "class", "method", "total", "success", "fail", "fail-rate", "avg(ms)", "p50(ms)", "p99(ms)", "max(ms)"));
         List<Map<String, Object>> rows = new ArrayList<>();
-        for (MonitorListener.Stats s : listener.stats()) {
+        for (MonitorListener.Stats s : stats) {
             s.interval = s.recorder.getIntervalHistogram(s.interval);
             long failedNow = s.failed.sum();
             Histogram h = s.interval;
@@ -108,22 +117,34 @@ public final class MonitorCommand implements Command {
             double p99 = h.getValueAtPercentile(99) / 1e6;
             double max = h.getMaxValue() / 1e6;
             double failRate = total == 0 ? 0 : 100.0 * failed / total;
-            text.append(String.format(" %-19s  %-40s  %-20s %8d %8d %6d %8.2f%% %9.3f %9.3f %9.3f %9.3f%n",
-                    ts, s.target.type.getName(), s.target.method.name, total, ok, failed, failRate, avg, p50, p99, max));
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("timestamp", ts);
-            row.put("class", s.target.type.getName());
-            row.put("method", s.target.method.name);
-            row.put("descriptor", s.target.method.descriptor);
-            row.put("total", total);
-            row.put("success", ok);
-            row.put("fail", failed);
-            row.put("avgMs", avg);
-            row.put("p50Ms", p50);
-            row.put("p99Ms", p99);
-            row.put("maxMs", max);
-            rows.add(row);
+            text.append(String.format(row + " %8d %8d %6d %8.2f%% %9.3f %9.3f %9.3f %9.3f%n",
+                    ts, s.target.type.getName(), methods.get(s), total, ok, failed, failRate, avg, p50, p99, max));
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("timestamp", ts);
+            json.put("class", s.target.type.getName());
+            json.put("method", s.target.method.name);
+            json.put("descriptor", s.target.method.descriptor);
+            json.put("total", total);
+            json.put("success", ok);
+            json.put("fail", failed);
+            json.put("avgMs", avg);
+            json.put("p50Ms", p50);
+            json.put("p99Ms", p99);
+            json.put("maxMs", max);
+            rows.add(json);
         }
         run.print(text.toString().stripTrailing(), rows);
+    }
+
+    /** The method column: its name, or its signature where the same class has another match by that name (overloads). */
+    private static Map<MonitorListener.Stats, String> methodLabels(List<MonitorListener.Stats> stats) {
+        Map<String, Integer> named = new HashMap<>();
+        for (MonitorListener.Stats s : stats) named.merge(s.target.type.getName() + '.' + s.target.method.name, 1, Integer::sum);
+        Map<MonitorListener.Stats, String> out = new HashMap<>();
+        for (MonitorListener.Stats s : stats) {
+            boolean overloaded = named.get(s.target.type.getName() + '.' + s.target.method.name) > 1;
+            out.put(s, overloaded ? s.target.method.signature() : s.target.method.name);
+        }
+        return out;
     }
 }

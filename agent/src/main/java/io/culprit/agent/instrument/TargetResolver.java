@@ -67,9 +67,14 @@ public final class TargetResolver {
         NamePattern mp = new NamePattern(methodPattern);
         Class<?>[] loaded = inst.getAllLoadedClasses();
         Set<Class<?>> matched = new LinkedHashSet<>();
+        // A JDK interface or abstract class (java.sql.PreparedStatement) is not woven without
+        // --include-jdk, but still stands for the application's and drivers' implementations.
+        Set<Class<?>> supertypes = new LinkedHashSet<>();
         boolean refusedJdk = false;
         for (Class<?> c : loaded) {
             if (cp.matches(c.getName()) && weavable(inst, c)) {
+                boolean abstractType = c.isInterface() || Modifier.isAbstract(c.getModifiers());
+                if (abstractType) supertypes.add(c);
                 if (isJdk(c.getName()) && !includeJdk) {
                     refusedJdk = true;
                 } else {
@@ -77,23 +82,21 @@ public final class TargetResolver {
                 }
             }
         }
-        if (matched.isEmpty() && refusedJdk) {
+        Set<Class<?>> types = new LinkedHashSet<>(matched);
+        for (Class<?> c : supertypes) {
+            for (Class<?> impl : loaded) {
+                if (impl != c && c.isAssignableFrom(impl) && weavable(inst, impl)
+                        && (includeJdk || !isJdk(impl.getName()))) {
+                    types.add(impl);
+                }
+            }
+        }
+        if (types.isEmpty() && refusedJdk) {
             throw new CommandException("refused: '" + classPattern + "' matches JDK core classes only;"
                     + " add --include-jdk to weave them (every caller in the JVM pays)");
         }
-        if (matched.isEmpty()) {
+        if (types.isEmpty()) {
             throw new CommandException("no class matches '" + classPattern + "'" + closeMatches(loaded, classPattern));
-        }
-        Set<Class<?>> types = new LinkedHashSet<>(matched);
-        for (Class<?> c : matched) {
-            if (c.isInterface() || Modifier.isAbstract(c.getModifiers())) {
-                for (Class<?> impl : loaded) {
-                    if (impl != c && c.isAssignableFrom(impl) && weavable(inst, impl)
-                            && (includeJdk || !isJdk(impl.getName()))) {
-                        types.add(impl);
-                    }
-                }
-            }
         }
         List<MethodTarget> out = new ArrayList<>();
         for (Class<?> c : types) {
@@ -110,9 +113,9 @@ public final class TargetResolver {
                     + " methods in " + types.size() + " classes (at most " + MAX_METHODS + "); narrow the patterns");
         }
         if (out.isEmpty()) {
-            String names = ClassBytes.methods(matched.iterator().next()).stream().map(m -> m.name)
+            String names = ClassBytes.methods(types.iterator().next()).stream().map(m -> m.name)
                     .filter(n -> !n.startsWith("<")).distinct().limit(8).collect(Collectors.joining(", "));
-            throw new CommandException("no method matches '" + methodPattern + "' in " + matched.size()
+            throw new CommandException("no method matches '" + methodPattern + "' in " + types.size()
                     + " class(es) matching '" + classPattern + "'" + (names.isEmpty() ? "" : " (methods: " + names + ")"));
         }
         return out;

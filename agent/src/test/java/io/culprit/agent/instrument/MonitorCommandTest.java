@@ -33,6 +33,22 @@ class MonitorCommandTest {
         assertThat((double) row.get("maxMs")).isLessThan(1_000);
     }
 
+    /** Overloads get a row each, told apart by their parameters; every row is as wide as the header. */
+    @Test
+    void overloadsAreToldApartByTheirParameters() throws Exception {
+        Shop shop = new Shop();
+        FakeContext ctx = new FakeContext().start(new MonitorCommand(), Shop.class.getName(), "tally", "-c", "60");
+        for (int i = 0; i < 3; i++) shop.tally(i);
+        for (int i = 0; i < 5; i++) shop.tally(i, "ms");
+        ctx.cancel();
+        String text = ctx.await();
+        assertThat(ctx.failure).isNull();
+        assertThat(text).containsPattern("Shop\\s+tally\\(int\\)\\s+3\\s+3\\s")
+                .containsPattern("Shop\\s+tally\\(long, String\\)\\s+5\\s+5\\s");
+        List<String> lines = text.lines().filter(l -> l.contains("total") || l.contains("tally")).toList();
+        assertThat(lines).hasSize(3).allSatisfy(l -> assertThat(l.length()).as(l).isEqualTo(lines.get(0).length()));
+    }
+
     /** Weaving a class a thread loops in leaves that loop on the old code: the Affect line says so (LoopingThreads). */
     @Test
     void saysWhichThreadsLoopInTheWovenClass() throws Exception {

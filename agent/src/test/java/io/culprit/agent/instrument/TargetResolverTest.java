@@ -1,6 +1,10 @@
 package io.culprit.agent.instrument;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.culprit.agent.instrument.fixture.Spinner;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -28,5 +32,17 @@ class TargetResolverTest {
         // A simple name to compare still gets the closest class names, never a two-letter one for '*'.
         assertThat(TargetResolver.closeMatches(loaded, "java.util.ArayList")).isEqualTo("; close matches: java.util.ArrayList");
         assertThat(TargetResolver.closeMatches(new Class<?>[] {Class.forName("jdk.internal.misc.VM")}, "io.culprit.lab.catalog.*")).isEmpty();
+    }
+
+    /** The slow-calls verdict confirms with {@code trace java.sql.PreparedStatement execute*}: a JDK interface stands for its drivers' classes. */
+    @Test
+    void aJdkInterfaceStandsForItsImplementationsOutsideTheJdk() throws Exception {
+        new Spinner();  // loaded, so it is among the implementations
+        List<MethodTarget> targets = TargetResolver.resolve(FakeContext.INST, "java.lang.Runnable", "run", false, false);
+        assertThat(targets).anyMatch(t -> t.type == Spinner.class && t.method.name.equals("run"));
+        assertThat(targets).noneMatch(t -> TargetResolver.isJdk(t.type.getName()));
+        // A concrete JDK class is still refused without --include-jdk.
+        assertThatThrownBy(() -> TargetResolver.resolve(FakeContext.INST, "java.util.ArrayList", "add", false, false))
+                .hasMessageStartingWith("refused: 'java.util.ArrayList' matches JDK core classes only");
     }
 }

@@ -8,6 +8,7 @@ import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.Handle;
 import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
+import net.bytebuddy.jar.asm.Type;
 
 /**
  * Reads a loaded class's original class file (from its loader's resources, not the JVM) with
@@ -30,6 +31,17 @@ public final class ClassBytes {
 
         public String key() {
             return name + descriptor;
+        }
+
+        /** {@code name(long, String)}: the parameters' simple names, to tell overloads apart in a table. */
+        public String signature() {
+            StringBuilder out = new StringBuilder(name).append('(');
+            Type[] params = Type.getArgumentTypes(descriptor);
+            for (int i = 0; i < params.length; i++) {
+                String c = params[i].getClassName();
+                out.append(i == 0 ? "" : ", ").append(c.substring(c.lastIndexOf('.') + 1));
+            }
+            return out.append(')').toString();
         }
 
         public boolean concrete() {
