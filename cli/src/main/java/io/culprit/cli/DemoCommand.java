@@ -3,6 +3,7 @@ package io.culprit.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.culprit.cli.diagnose.LiveDiagnosis;
 import io.culprit.cli.lab.GroundTruth;
+import io.culprit.cli.lab.LabJar;
 import io.culprit.cli.lab.LabProcess;
 import io.culprit.diagnosis.Diagnosis;
 import io.culprit.diagnosis.VerdictRenderer;
@@ -55,6 +56,12 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        try {
+            LabJar.locate().scenario(scenario);  // a bad name is one line, before anything starts
+        } catch (IllegalArgumentException e) {
+            System.err.println("culprit demo: " + e.getMessage());
+            return 2;
+        }
         System.err.println("culprit demo: starting lab scenario '" + scenario + "'" + (fixed ? " (fixed)" : "") + " on the embedded database");
         long t0 = System.nanoTime();
         try (LabProcess lab = LabProcess.start(scenario, fixed, "h2", LabProcess.freePort())) {

@@ -41,4 +41,12 @@ class BadInputIT {
     void unknownSubcommand() {
         assertOneLineError(Cli.run("frobnicate"), 2, "frobnicate");
     }
+
+    @Test
+    void anUnknownDemoScenarioStartsNothing() {
+        Cli.Result r = Cli.run("demo", "nosuch");
+        assertThat(r.code).as(r.toString()).isEqualTo(2);
+        assertThat(r.err.strip()).as(r.toString()).startsWith("culprit demo: unknown lab scenario 'nosuch'; known: healthy")
+                .doesNotContain("\n");
+    }
 }
