@@ -9,7 +9,7 @@ import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 /** One command's weaving. {@link #close()} retransforms its classes back and frees its ids. */
 public final class Installation {
 
-    private final Instrumentation inst;
+    final Instrumentation inst;
     private final ResettableClassFileTransformer transformer;
     private final List<Integer> ids;
     private final int classCount;

@@ -8,6 +8,7 @@ import io.culprit.agent.instrument.internal.Dispatcher;
 import io.culprit.agent.instrument.internal.IdMapping;
 import io.culprit.agent.instrument.internal.LeanAdvice;
 import io.culprit.agent.instrument.internal.MethodId;
+import io.culprit.agent.instrument.internal.ParameterNames;
 import io.culprit.agent.instrument.internal.ProbeMapping;
 import io.culprit.agent.instrument.internal.ProbeWeave;
 import io.culprit.bootstrap.Bridge;
@@ -63,11 +64,15 @@ public final class Instrumenter {
         // The dispatcher goes in first: a probe's invokedynamic links on its first call, which may
         // come before installOn returns, and a site linked with no dispatcher stays a no-op.
         Bridge.install(Dispatcher.INSTANCE);
+        ParameterNames.register(inst);  // ahead of the weave's transformer, so it sees the names
         ResettableClassFileTransformer transformer;
         try {
             transformer = weave(inst, plan, woven, errors);
         } catch (RuntimeException | Error e) {
-            if (LIVE.isEmpty()) Bridge.reset();
+            if (LIVE.isEmpty()) {
+                Bridge.reset();
+                ParameterNames.unregister(inst);
+            }
             throw e;
         }
         Installation installation = new Installation(inst, transformer, ids, woven.size(), plan.classes());
@@ -195,6 +200,8 @@ public final class Instrumenter {
         LIVE.remove(installation);
         if (LIVE.isEmpty()) {
             Bridge.reset();
+            // After the reset's retransformation, which it took part in: nothing of ours stays registered.
+            ParameterNames.unregister(installation.inst);
         }
     }
 }
