@@ -2,6 +2,7 @@ package io.culprit.agent;
 
 import io.culprit.agent.instrument.Instrumenter;
 import io.culprit.agent.internal.AgentArgs;
+import io.culprit.agent.internal.AgentLog;
 import io.culprit.agent.internal.RunFile;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,11 +24,20 @@ public final class AgentCore {
      */
     public static void start(String args, Instrumentation inst, String mode) throws Exception {
         AgentArgs parsed = AgentArgs.parse(args);
+        RunFile runFile = new RunFile(RunFile.resolveDir(parsed.get("rundir")), ProcessHandle.current().pid());
+        String bridge = BridgeCheck.mismatch();
+        if (bridge != null) {
+            // Before anything is installed: the JVM stays as it was, the log says why.
+            IllegalStateException refused = new IllegalStateException(bridge);
+            AgentLog log = new AgentLog(runFile.logPath());
+            log.error("agent not started", refused);
+            log.close();
+            throw refused;
+        }
         // Expressions may call methods, construct objects or load classes only when the user opted in at attach.
         Instrumenter.setUnsafe("true".equals(parsed.get("unsafe")));
         // Detach returns every woven class to its original bytecode and the Bridge to its no-op.
         Lifecycle.addShutdownHook(Instrumenter::resetAll);
-        RunFile runFile = new RunFile(RunFile.resolveDir(parsed.get("rundir")), ProcessHandle.current().pid());
         new Agent(parsed, inst, runFile, version()).start(mode);
     }
 

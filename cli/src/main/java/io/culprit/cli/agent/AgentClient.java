@@ -115,12 +115,15 @@ public final class AgentClient {
         } catch (IOException e) {
             throw new CulpritException("cannot attach to JVM " + pid + ": " + firstLine(e), 3);
         }
+        long logBefore = RunFile.logSize(pid);
         try {
             vm.loadAgent(jar, agentArgs);
         } catch (AgentLoadException | IOException e) {
             throw new CulpritException("JVM " + pid + " did not load the agent: " + firstLine(e) + " (see " + RunFile.log(pid) + ")", 3);
         } catch (com.sun.tools.attach.AgentInitializationException e) {
-            throw new CulpritException("the agent failed to start in JVM " + pid + " (code " + e.returnValue() + "); see " + RunFile.log(pid), 3);
+            // The agent logs why before it gives up: say it here, on the one line.
+            String why = RunFile.errorSince(pid, logBefore).map(m -> ": " + m).orElse(" (code " + e.returnValue() + ")");
+            throw new CulpritException("the agent failed to start in JVM " + pid + why + "; see " + RunFile.log(pid), 3);
         } finally {
             try {
                 vm.detach();

@@ -37,6 +37,42 @@ public final class RunFile {
         return dir().resolve(pid + ".log");
     }
 
+    /** The agent log's size now: what {@link #errorSince} reads past. */
+    public static long logSize(long pid) {
+        try {
+            return Files.size(log(pid));
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * The reason of the last error the agent logged after {@code offset}: the message of the
+     * exception printed under its ERROR line, or that line's own text. Empty when none.
+     */
+    public static Optional<String> errorSince(long pid, long offset) {
+        return errorSince(log(pid), offset);
+    }
+
+    static Optional<String> errorSince(Path log, long offset) {
+        try {
+            byte[] all = Files.readAllBytes(log);
+            if (offset > all.length) offset = 0;  // a new log (another JVM with this pid)
+            String[] lines = new String(all, (int) offset, all.length - (int) offset, java.nio.charset.StandardCharsets.UTF_8).split("\n");
+            for (int i = lines.length - 1; i >= 0; i--) {
+                int at = lines[i].indexOf(" ERROR ");
+                if (at < 0) continue;
+                String next = i + 1 < lines.length ? lines[i + 1] : "";
+                int colon = next.indexOf(": ");
+                boolean exception = colon > 0 && next.substring(0, colon).matches("[\\w.$]+");
+                return Optional.of(exception ? next.substring(colon + 2) : lines[i].substring(at + 7).trim());
+            }
+        } catch (IOException | RuntimeException e) {
+            // No log: nothing more to say than where it would be.
+        }
+        return Optional.empty();
+    }
+
     /** The run file of {@code pid}, if one exists and parses. */
     public static Optional<RunFile> read(long pid) {
         Path p = path(pid);
