@@ -28,6 +28,13 @@ import net.bytebuddy.jar.asm.Opcodes;
  */
 final class BridgeCheck {
 
+    /**
+     * What the core does without when the loaded bridge predates it: {@code ProbeWeave} looks
+     * {@code Bridge.link} up reflectively and weaves static calls instead, and {@code Spy.link} is
+     * a default method the dispatcher merely overrides.
+     */
+    private static final Set<String> OPTIONAL = Set.of("io.culprit.bootstrap.Bridge.link", "io.culprit.bootstrap.Spy.link");
+
     private BridgeCheck() { }
 
     /** Why this core must not run in this JVM, or null; null too when it runs outside its jars (tests). */
@@ -74,7 +81,8 @@ final class BridgeCheck {
         new ClassReader(classFile).accept(new ClassVisitor(Opcodes.ASM9) {
             @Override
             public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] ex) {
-                boolean linkable = (access & Opcodes.ACC_PRIVATE) == 0 && !"<clinit>".equals(name);
+                boolean linkable = (access & Opcodes.ACC_PRIVATE) == 0 && !"<clinit>".equals(name)
+                        && !OPTIONAL.contains(loaded.getName() + "." + name);
                 if (first[0] == null && linkable && !have.contains(name + desc)) {
                     first[0] = loaded.getName() + "." + name + desc;
                 }

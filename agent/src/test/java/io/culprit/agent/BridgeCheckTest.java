@@ -23,6 +23,8 @@ class BridgeCheckTest {
             @Override
             public void visitEnd() {
                 visitMethod(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC | Opcodes.ACC_ABSTRACT, "probeAlloc", "(IJ)V", null, null);
+                // What the core does without (ProbeWeave falls back to static calls): never a reason to refuse.
+                visitMethod(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC | Opcodes.ACC_ABSTRACT, "link", "(I)V", null, null);
                 super.visitEnd();
             }
         }, ClassReader.SKIP_CODE);
