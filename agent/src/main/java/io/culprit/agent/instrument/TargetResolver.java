@@ -67,15 +67,18 @@ public final class TargetResolver {
         NamePattern mp = new NamePattern(methodPattern);
         Class<?>[] loaded = inst.getAllLoadedClasses();
         Set<Class<?>> matched = new LinkedHashSet<>();
-        // A JDK interface or abstract class (java.sql.PreparedStatement) is not woven without
-        // --include-jdk, but still stands for the application's and drivers' implementations.
+        // A JDK interface or abstract class named exactly (java.sql.PreparedStatement) is not woven
+        // without --include-jdk, but still stands for the application's and drivers' implementations;
+        // a wildcard over JDK packages (java.util.*) would stand for half the application.
+        boolean exact = classPattern.indexOf('*') < 0 && classPattern.indexOf('?') < 0;
         Set<Class<?>> supertypes = new LinkedHashSet<>();
         boolean refusedJdk = false;
         for (Class<?> c : loaded) {
             if (cp.matches(c.getName()) && weavable(inst, c)) {
                 boolean abstractType = c.isInterface() || Modifier.isAbstract(c.getModifiers());
-                if (abstractType) supertypes.add(c);
-                if (isJdk(c.getName()) && !includeJdk) {
+                boolean jdk = isJdk(c.getName());
+                if (abstractType && (exact || !jdk || includeJdk)) supertypes.add(c);
+                if (jdk && !includeJdk) {
                     refusedJdk = true;
                 } else {
                     matched.add(c);

@@ -41,6 +41,9 @@ class TargetResolverTest {
         List<MethodTarget> targets = TargetResolver.resolve(FakeContext.INST, "java.lang.Runnable", "run", false, false);
         assertThat(targets).anyMatch(t -> t.type == Spinner.class && t.method.name.equals("run"));
         assertThat(targets).noneMatch(t -> TargetResolver.isJdk(t.type.getName()));
+        // A wildcard over JDK packages does not stand for every implementation of every JDK interface.
+        assertThatThrownBy(() -> TargetResolver.resolve(FakeContext.INST, "java.lang.Runn*", "run", false, false))
+                .hasMessageStartingWith("refused: 'java.lang.Runn*' matches JDK core classes only");
         // A concrete JDK class is still refused without --include-jdk.
         assertThatThrownBy(() -> TargetResolver.resolve(FakeContext.INST, "java.util.ArrayList", "add", false, false))
                 .hasMessageStartingWith("refused: 'java.util.ArrayList' matches JDK core classes only");
