@@ -10,9 +10,12 @@ import io.culprit.diagnosis.VerdictRenderer;
 import io.culprit.model.CaseFile;
 import io.culprit.model.Finding;
 import io.culprit.report.HtmlReport;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -64,11 +67,14 @@ public final class DemoCommand implements Callable<Integer> {
         }
         System.err.println("culprit demo: starting lab scenario '" + scenario + "'" + (fixed ? " (fixed)" : "") + " on the embedded database");
         long t0 = System.nanoTime();
+        CaseFile cf;
+        Path labLog;
         try (LabProcess lab = LabProcess.start(scenario, fixed, "h2", LabProcess.freePort())) {
+            labLog = lab.log();
             GroundTruth truth = lab.scenario();
             System.err.printf("culprit demo: lab up in %.1f s, pid %d, %s%n", (System.nanoTime() - t0) / 1e9, lab.pid(), lab.baseUrl());
             LiveDiagnosis.Plan plan = plan(lab, truth);
-            CaseFile cf = new LiveDiagnosis(System.err).run(plan);
+            cf = new LiveDiagnosis(System.err).run(plan);
             Diagnosis.Result result = Diagnosis.runAndWrite(cf);
             System.out.print(VerdictRenderer.render(result));
             System.out.println();
@@ -77,7 +83,22 @@ public final class DemoCommand implements Callable<Integer> {
             System.out.println("Verdict: " + result.top().map(Finding::id).orElse("no problem found"));
             System.out.println("Case file: " + cf.dir());
             System.out.println("Report:    " + HtmlReport.write(cf));
-            return 0;
+        }
+        keepWithCase(labLog, cf.dir());
+        return 0;
+    }
+
+    /**
+     * The lab's output, complete once it has exited, goes beside the evidence ({@code lab.log})
+     * instead of staying in the temp directory, one file per demo. A failed demo leaves it where
+     * the error message said.
+     */
+    private static void keepWithCase(Path labLog, Path caseDir) {
+        if (labLog == null) return;
+        try {
+            Files.move(labLog, caseDir.resolve("lab.log"), StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            System.err.println("culprit demo: the lab's output stays in " + labLog + " (" + e.getMessage() + ")");
         }
     }
 

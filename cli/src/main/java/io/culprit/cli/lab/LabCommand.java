@@ -70,7 +70,7 @@ public final class LabCommand implements Callable<Integer> {
             GroundTruth truth = lab.scenario();
             out.println("culprit lab: " + truth.name() + " ready, pid " + lab.pid() + "; try: curl -s "
                     + (truth.method().equals("GET") ? "" : "-X " + truth.method() + " -H 'Content-Type: application/json' -d '" + truth.body() + "' ")
-                    + "'" + lab.baseUrl() + truth.path() + "'");
+                    + "'" + lab.baseUrl() + truth.path() + "'; its file log " + lab.appLog() + " goes when it stops");
             out.flush();
             int code = lab.waitFor();
             try {

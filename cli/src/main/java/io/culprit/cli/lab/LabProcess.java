@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.HttpURLConnection;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ public final class LabProcess implements AutoCloseable {
     public static LabProcess start(String scenario, boolean fixed, String db, int port) {
         Path log;
         try {
-            log = java.nio.file.Files.createTempFile("culprit-lab-" + scenario + "-", ".log");
+            log = Files.createTempFile("culprit-lab-" + scenario + "-", ".log");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the lab's log file: " + e.getMessage(), e);
         }
@@ -184,6 +185,19 @@ public final class LabProcess implements AutoCloseable {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+        // log-storm writes ~15 KB a request there: gone with the lab, not left behind a demo each time.
+        if (!process.isAlive()) {
+            try {
+                Files.deleteIfExists(appLog());
+            } catch (IOException e) {
+                // Another user's file, or already gone: nothing of ours to clean.
+            }
+        }
+    }
+
+    /** The lab's own file log (lab/src/main/resources/logback-spring.xml's default). */
+    public Path appLog() {
+        return Path.of(System.getProperty("java.io.tmpdir"), "culprit-lab-" + process.pid() + ".log");
     }
 
     @Override
