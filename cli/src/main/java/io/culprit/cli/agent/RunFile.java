@@ -3,6 +3,7 @@ package io.culprit.cli.agent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -58,7 +59,7 @@ public final class RunFile {
         try {
             byte[] all = Files.readAllBytes(log);
             if (offset > all.length) offset = 0;  // a new log (another JVM with this pid)
-            String[] lines = new String(all, (int) offset, all.length - (int) offset, java.nio.charset.StandardCharsets.UTF_8).split("\n");
+            String[] lines = new String(all, (int) offset, all.length - (int) offset, StandardCharsets.UTF_8).split("\n");
             for (int i = lines.length - 1; i >= 0; i--) {
                 int at = lines[i].indexOf(" ERROR ");
                 if (at < 0) continue;
