@@ -247,7 +247,16 @@ public final class Evidence {
     /** {@code culprit exec <pid> "cmd"}, with the case's pid when known, to confirm on the live service. */
     public String confirm(String consoleCommand) {
         String pid = info.target().getOrDefault("pid", "<pid>");
-        return "culprit exec " + pid + " \"" + consoleCommand + "\"";
+        return "culprit exec " + pid + " " + quoted(consoleCommand);
+    }
+
+    /**
+     * A console command in a shell's double quotes, what the shell would expand escaped: nested and
+     * synthetic classes ({@code Outer$Inner}, {@code lambda$get$0}) would otherwise lose their names
+     * to variable expansion when the line is pasted.
+     */
+    public static String quoted(String consoleCommand) {
+        return "\"" + consoleCommand.replaceAll("([\\\\\"$`])", "\\\\$1") + "\"";
     }
 
     /** A table column as text, or "" when absent, for rows whose fields are optional. */

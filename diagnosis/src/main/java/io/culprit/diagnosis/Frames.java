@@ -140,6 +140,19 @@ public final class Frames {
         return colon > 0 && frame.substring(colon + 1).chars().allMatch(Character::isDigit) ? frame.substring(0, colon) : frame;
     }
 
+    /**
+     * A frame as a console command's {@code class method} pair, {@code a.B$1.m(int):42} →
+     * {@code a.B$1 m}; null when it names no method.
+     */
+    public static String classAndMethod(String frame) {
+        if (frame == null) return null;
+        String m = stripLine(frame);
+        int paren = m.indexOf('(');
+        if (paren > 0) m = m.substring(0, paren);
+        int dot = m.lastIndexOf('.');
+        return dot > 0 ? m.substring(0, dot) + " " + m.substring(dot + 1) : null;
+    }
+
     /** Simple class name plus method of a frame, for narrow columns: {@code a.b.C.m:1} → {@code C.m}. */
     public static String shortName(String frame) {
         if (frame == null) return null;

@@ -5,6 +5,7 @@ import static io.culprit.diagnosis.CaseBuilder.row;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,16 @@ class EvidenceTest {
         double[][] pairs = ev.aligned("requests", "p99Ms", "gc", "pauseSumMs");
         assertThat(pairs).hasDimensions(2, 2);
         assertThat(pairs[1]).containsExactly(20, 5);
+    }
+
+    @Test
+    void aQuotedConsoleCommandReachesTheConsoleUnchangedThroughAShell() throws Exception {
+        String command = "trace a.B$Inner lambda$get$0 '#cost > 10' \"x\" `y` \\z";
+        // What a user's shell hands culprit exec when the confirm line is pasted.
+        Process p = new ProcessBuilder("bash", "-c", "printf %s " + Evidence.quoted(command)).start();
+        String seen = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).isZero();
+        assertThat(seen).isEqualTo(command);
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
@@ -83,15 +84,13 @@ public final class CaughtExceptionsRule implements Rule {
                         + " only CPU burnt on every request. The throw site and its callers show who asks for it.")
                 .fix("Avoid the exceptional path: check before calling (class presence, property existence),"
                         + " cache the negative answer, or configure the framework not to probe on every call.")
-                .confirm(ev.confirm("exceptions -n 5") + " or \"watch " + watchTarget(site) + " '{throwExp}' -e\"");
+                .confirm(ev.confirm("exceptions -n 5") + " or " + Evidence.quoted("watch " + watchTarget(site) + " '{throwExp}' -e"));
         if (cpuShare >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation").explains("thread-oversubscription");
         return b.build();
     }
 
     private static String watchTarget(String site) {
-        if (site == null) return "*";
-        String m = io.culprit.diagnosis.Frames.stripLine(site);
-        int dot = m.lastIndexOf('.');
-        return dot > 0 ? m.substring(0, dot) + " " + m.substring(dot + 1) : m;
+        String target = Frames.classAndMethod(site);
+        return target == null ? "*" : target;
     }
 }

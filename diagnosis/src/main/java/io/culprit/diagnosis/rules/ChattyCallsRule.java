@@ -117,8 +117,7 @@ public final class ChattyCallsRule implements Rule {
     private static String confirm(String path) {
         if (path == null) return "calls";
         String[] frames = path.split(" ← ");
-        String frame = Frames.stripLine(frames.length > 1 ? frames[1] : frames[0]);
-        int dot = frame.lastIndexOf('.');
-        return dot <= 0 ? "calls" : "trace " + frame.substring(0, dot) + " " + frame.substring(dot + 1) + " -n 3";
+        String target = Frames.classAndMethod(frames.length > 1 ? frames[1] : frames[0]);
+        return target == null ? "calls" : "trace " + target + " -n 3";
     }
 }

@@ -73,7 +73,7 @@ public final class ClassLoadingRule implements Rule {
                         + " under a fat jar every miss walks the nested jars with I/O.")
                 .fix("Do the lookup once and keep the result (cache the class, the service, the resource); stop"
                         + " rebuilding the object that performs it; remove optional-module probing per call.")
-                .confirm(ev.confirm("classloading -i 5000") + " or \"stack " + stackTarget(culprit) + "\"")
+                .confirm(ev.confirm("classloading -i 5000") + " or " + Evidence.quoted("stack " + stackTarget(culprit)))
                 .explains("tail-latency");
         if (explainsExceptions(ev, t)) b.explains("caught-exceptions");
         if (byKind.containsKey("jar-scan") || byKind.containsKey("resource-lookup")) b.explains("outside-handler");
@@ -107,9 +107,7 @@ public final class ClassLoadingRule implements Rule {
     }
 
     private static String stackTarget(String frame) {
-        if (frame == null) return "java.lang.ClassLoader loadClass";
-        String m = Frames.stripLine(frame);
-        int dot = m.lastIndexOf('.');
-        return dot > 0 ? m.substring(0, dot) + " " + m.substring(dot + 1) : m;
+        String target = Frames.classAndMethod(frame);
+        return target == null ? "java.lang.ClassLoader loadClass" : target;
     }
 }

@@ -100,7 +100,7 @@ public final class ConstructionRule implements Rule {
                         + " their constructors scan the classpath, probe optional modules and build caches. Built per"
                         + " request, that one-time work becomes the request's main cost.")
                 .fix("Build it once (a singleton bean or a static field) and reuse it; if it must vary, cache per key.")
-                .confirm(ev.confirm("trace " + classAndMethod(caller.isEmpty() ? type + ".<init>" : caller) + " '#cost > 10'"))
+                .confirm(ev.confirm("trace " + Frames.classAndMethod(caller.isEmpty() ? type + ".<init>" : caller) + " '#cost > 10'"))
                 .explains("tail-latency");
         if (stacksPassThrough(ev, "classloading", type, caller)) b.explains("hot-path-classloading");
         if (stacksPassThrough(ev, "exceptions", type, caller)) b.explains("caught-exceptions");
@@ -135,13 +135,5 @@ public final class ConstructionRule implements Rule {
             if (Frames.mentions(stack, type) || (!caller.isEmpty() && Frames.mentions(stack, Frames.stripLine(caller)))) return true;
         }
         return false;
-    }
-
-    static String classAndMethod(String frame) {
-        String m = Frames.stripLine(frame);
-        int paren = m.indexOf('(');
-        if (paren > 0) m = m.substring(0, paren);
-        int dot = m.lastIndexOf('.');
-        return dot > 0 ? m.substring(0, dot) + " " + m.substring(dot + 1) : m;
     }
 }

@@ -62,7 +62,6 @@ public final class CpuHotspotRule implements Rule {
         Map.Entry<String, Long> leaf = leaves.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow();
         boolean self = leaf.getKey().equals(method) || method.equals(methodOf(leaf.getKey()));
         double leafShare = (double) leaf.getValue() / top.getValue();
-        int dot = method.lastIndexOf('.');
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(method)
                 .summary(method + " computes in " + Fmt.pct(share) + " of all CPU samples, with nothing but the JDK and"
                         + " computing libraries below it; " + (self ? "most of it in its own code" : "the hottest leaf is "
@@ -75,7 +74,7 @@ public final class CpuHotspotRule implements Rule {
                 .fix("Read the flame graph under " + method + ": replace quadratic lookups by a HashSet or HashMap, make"
                         + " regular expressions linear (possessive or atomic groups, no nested quantifiers) and compile them"
                         + " once, compute what does not change once and cache it, or bound the input it accepts.")
-                .confirm(ev.confirm("trace " + method.substring(0, Math.max(0, dot)) + " " + method.substring(dot + 1) + " -n 3"))
+                .confirm(ev.confirm("trace " + Frames.classAndMethod(method) + " -n 3"))
                 .explains("cpu-saturation").explains("tail-latency").explains("thread-oversubscription")
                 .build();
     }

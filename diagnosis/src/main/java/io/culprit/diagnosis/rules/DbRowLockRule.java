@@ -2,6 +2,7 @@ package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
@@ -159,8 +160,8 @@ public final class DbRowLockRule implements Rule {
     }
 
     private static String stackTarget(String frame) {
-        int dot = frame.lastIndexOf('.');
-        return dot > 0 ? frame.substring(0, dot) + " " + frame.substring(dot + 1) : frame;
+        String target = Frames.classAndMethod(frame);
+        return target == null ? frame : target;
     }
 
     private static double finite(double v) {

@@ -155,12 +155,11 @@ public final class LockContentionRule implements Rule {
 
     /**
      * {@code stack} on the waiting frame ({@code rx...BlockingOperatorToFuture$2.get:101}): the call
-     * paths that hand off, with counts. '$' is escaped for the shell's double quotes.
+     * paths that hand off, with counts.
      */
     static String handOffConfirm(Evidence ev, String waiterFrame) {
-        String method = waiterFrame == null ? "" : waiterFrame.replaceFirst(":\\d+$", "");
-        int dot = method.lastIndexOf('.');
-        if (dot <= 0) return ev.confirm("profiler start --event wall") + ", then \"profiler stop --format collapsed\"";
-        return ev.confirm("stack " + method.substring(0, dot).replace("$", "\\$") + " " + method.substring(dot + 1) + " -n 40");
+        String target = Frames.classAndMethod(waiterFrame);
+        if (target == null) return ev.confirm("profiler start --event wall") + ", then \"profiler stop --format collapsed\"";
+        return ev.confirm("stack " + target + " -n 40");
     }
 }

@@ -137,7 +137,8 @@ class RequestPathRulesTest {
         assertThat(f.summary()).isEqualTo("2 new org.springframework.boot.autoconfigure.http.HttpMessageConverters per request"
                 + " (768 in total), built by com.example.shop.client.PricingClientConfig.lambda$feignDecoder$0:31, 78 % of CPU samples.");
         assertThat(f.explains()).contains("hot-path-classloading", "caught-exceptions", "cpu-saturation");
-        assertThat(f.confirm()).contains("trace com.example.shop.client.PricingClientConfig lambda$feignDecoder$0");
+        // Escaped for the shell's double quotes, or a pasted line would trace "lambda" with $feignDecoder expanded away.
+        assertThat(f.confirm()).contains("\"trace com.example.shop.client.PricingClientConfig lambda\\$feignDecoder\\$0 '#cost > 10'\"");
     }
 
     @Test
