@@ -18,7 +18,9 @@ import jdk.jfr.consumer.RecordedEvent;
  *
  * <p>Service-loader and resource lookups throw nothing, so JFR cannot see them; the agent's
  * instrumentation adds those rows ({@link #add}). Note that nested loaders (fat jars) may throw
- * several ClassNotFoundExceptions for one miss: counts are throws, not distinct misses.
+ * several ClassNotFoundExceptions for one miss: counts are throws, not distinct misses. When the
+ * exception events are a sample ({@link ThrowSample}), the class-miss counts are scaled like the
+ * exceptions table's.
  */
 public final class ClassLoadingCollector implements EventCollector {
     private static final class Row {
@@ -34,14 +36,17 @@ public final class ClassLoadingCollector implements EventCollector {
     }
 
     private final Map<String, Row> rows = new HashMap<>();
+    private final ThrowSample sample = new ThrowSample();
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.JavaExceptionThrow");
+        return Set.of("jdk.JavaExceptionThrow", ThrowSample.STATISTICS);
     }
 
     @Override
     public void accept(RecordedEvent e) {
+        if (sample.statistics(e)) return;
+        sample.event(e);
         RecordedClass cls = e.getValue("thrownClass");
         if (cls == null) return;
         String type = cls.getName();
@@ -74,19 +79,26 @@ public final class ClassLoadingCollector implements EventCollector {
                 || m.contains("ClassLoader.") || m.startsWith("org.springframework.boot.loader.");
     }
 
+    /** Only class misses come from exception events; the agent's lookups are counted whole. */
+    private static long count(Row r, double scale) {
+        return r.kind.equals("class-miss") ? ThrowSample.scaled(r.count, scale) : r.count;
+    }
+
     @Override
     public List<Table> tables(Observation o) {
+        double scale = sample.scale();
         List<Row> sorted = new ArrayList<>(rows.values());
-        sorted.sort((a, b) -> Long.compare(b.count, a.count));
+        sorted.sort((a, b) -> Long.compare(count(b, scale), count(a, scale)));
         List<Map<String, Object>> out = new ArrayList<>();
         for (Row r : sorted) {
             Map<String, Object> m = new LinkedHashMap<>();
+            long count = count(r, scale);
             m.put("kind", r.kind);
             m.put("name", r.name);
             m.put("caller", r.caller);
-            m.put("count", r.count);
-            m.put("perSecond", o.perSecond(r.count));
-            m.put("perRequest", o.perRequest(r.count));
+            m.put("count", count);
+            m.put("perSecond", o.perSecond(count));
+            m.put("perRequest", o.perRequest(count));
             m.put("stack", r.stacks.top());
             out.add(m);
         }

@@ -17,7 +17,8 @@ import jdk.jfr.consumer.RecordedEvent;
  * <p>{@code jdk.JavaExceptionThrow} covers every throwable; {@code jdk.JavaErrorThrow} only
  * errors, and on JDK 11-21 both fire for an Error. So error events are used only when the
  * recording had no exception events at all (a default-settings recording), never both.
- * {@code jdk.ExceptionStatistics} gives the total, reported in meta as a cross-check.
+ * {@code jdk.ExceptionStatistics} gives the total, reported in meta as a cross-check, and scales
+ * the counts when the events are a sample ({@link ThrowSample}; meta {@code eventShare}).
  */
 public final class ExceptionCollector implements EventCollector {
     static final class Group {
@@ -35,13 +36,12 @@ public final class ExceptionCollector implements EventCollector {
 
     private final Map<String, Group> exceptions = new HashMap<>();
     private final Map<String, Group> errors = new HashMap<>();
-    private long firstTotal = -1;
-    private long lastTotal = -1;
+    private final ThrowSample sample = new ThrowSample();
     private Map<String, Long> escapedByType;
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.JavaExceptionThrow", "jdk.JavaErrorThrow", "jdk.ExceptionStatistics");
+        return Set.of("jdk.JavaExceptionThrow", "jdk.JavaErrorThrow", ThrowSample.STATISTICS);
     }
 
     /**
@@ -54,13 +54,9 @@ public final class ExceptionCollector implements EventCollector {
 
     @Override
     public void accept(RecordedEvent e) {
+        if (sample.statistics(e)) return;
         String name = e.getEventType().getName();
-        if (name.equals("jdk.ExceptionStatistics")) {
-            long total = e.getLong("throwables");
-            if (firstTotal < 0) firstTotal = total;
-            lastTotal = total;
-            return;
-        }
+        if (name.equals("jdk.JavaExceptionThrow")) sample.event(e);
         RecordedClass cls = e.getValue("thrownClass");
         String type = cls == null ? "?" : cls.getName();
         List<String> stack = Frames.fromThrowSite(Frames.of(e.getStackTrace()));
@@ -82,13 +78,15 @@ public final class ExceptionCollector implements EventCollector {
     @Override
     public List<Table> tables(Observation o) {
         List<Map<String, Object>> rows = new ArrayList<>();
+        double scale = exceptions.isEmpty() ? 1 : sample.scale();
         for (Group g : groups()) {
             Map<String, Object> r = new LinkedHashMap<>();
+            long count = ThrowSample.scaled(g.count, scale);
             r.put("type", g.type);
             r.put("site", g.site);
-            r.put("count", g.count);
-            r.put("perSecond", o.perSecond(g.count));
-            r.put("perRequest", o.perRequest(g.count));
+            r.put("count", count);
+            r.put("perSecond", o.perSecond(count));
+            r.put("perRequest", o.perRequest(count));
             Long escaped = escapedByType == null ? null : escapedByType.getOrDefault(g.type, 0L);
             r.put("caught", escaped == null ? null : escaped == 0);
             r.put("escaped", escaped);
@@ -98,7 +96,9 @@ public final class ExceptionCollector implements EventCollector {
         }
         Map<String, Object> meta = o.meta();
         meta.put("source", exceptions.isEmpty() && !errors.isEmpty() ? "jdk.JavaErrorThrow (errors only: exceptions were not recorded)" : "jdk.JavaExceptionThrow");
-        if (firstTotal >= 0) meta.put("throwablesTotal", lastTotal - firstTotal);
+        if (sample.throwables() >= 0) meta.put("throwablesTotal", sample.throwables());
+        // The events were a sample: counts are scaled by the throwables JFR counted.
+        if (scale != 1) meta.put("eventShare", 1 / scale);
         return List.of(new Table("exceptions", List.of("type", "site", "count", "perSecond", "perRequest", "caught",
                 "escaped", "message", "stack"), rows, meta));
     }
