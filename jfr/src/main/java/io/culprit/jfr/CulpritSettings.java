@@ -55,6 +55,34 @@ public final class CulpritSettings {
         return out;
     }
 
+    /** The exception events, which only the agent's exception gate enables (see {@link #withoutThrows}). */
+    public static final Set<String> THROWS = Set.of("jdk.JavaExceptionThrow", "jdk.JavaErrorThrow");
+
+    /**
+     * {@code settings} without the exception events, for a recording in a JVM where the agent's
+     * exception gate records them within its budget: JFR hands every running recording the events
+     * any of them enabled, so this recording still gets them, and enabling them here would keep
+     * them on past the gate.
+     */
+    public static Map<String, String> withoutThrows(Map<String, String> settings) {
+        Map<String, String> out = new HashMap<>(settings);
+        out.keySet().removeIf(k -> THROWS.contains(k.substring(0, k.indexOf('#'))));
+        return out;
+    }
+
+    /**
+     * The exception events as culprit.jfc sets them, for the exception gate's own recording, with
+     * JFR's own throttle at {@code perSecond} where the JDK has one (25+; older ones ignore it).
+     */
+    public static Map<String, String> throwsOnly(long perSecond) {
+        Map<String, String> out = new HashMap<>();
+        settings().forEach((k, v) -> {
+            if (THROWS.contains(k.substring(0, k.indexOf('#')))) out.put(k, v);
+        });
+        out.put("jdk.JavaExceptionThrow#throttle", perSecond + "/s");
+        return out;
+    }
+
     /**
      * culprit's settings for just these events (a command that needs exceptions only should not
      * pay for execution samples), plus {@code jdk.ExceptionStatistics} every second: a periodic

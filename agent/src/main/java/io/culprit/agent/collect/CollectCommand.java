@@ -5,9 +5,11 @@ import io.culprit.agent.command.Command;
 import io.culprit.agent.command.CommandContext;
 import io.culprit.agent.command.CommandException;
 import io.culprit.agent.command.Flags;
+import io.culprit.agent.jfr.ExceptionGate;
 import io.culprit.agent.probe.ParkTracer;
 import io.culprit.agent.probe.ProbeEvidence;
 import io.culprit.agent.probe.Probes;
+import io.culprit.jfr.CulpritSettings;
 import io.culprit.jfr.LiveJfr;
 import io.culprit.model.CaseFile;
 import java.nio.file.Path;
@@ -34,19 +36,22 @@ public final class CollectCommand implements Command {
     private static final class Collection {
         final LiveJfr live;
         final ParkTracer.Lease parks;
+        final ExceptionGate.Lease gate;
         final boolean probes;
         final long startMs = System.currentTimeMillis();
 
-        Collection(LiveJfr live, ParkTracer.Lease parks, boolean probes) {
+        Collection(LiveJfr live, ParkTracer.Lease parks, ExceptionGate.Lease gate, boolean probes) {
             this.live = live;
             this.parks = parks;
+            this.gate = gate;
             this.probes = probes;
         }
 
-        /** Ends the stream and, after it, the park tracer's lease. */
+        /** Ends the stream and, after it, the park tracer's and the exception gate's leases. */
         void close() {
             if (live != null) live.close();
             if (parks != null) parks.close();
+            if (gate != null) gate.close();
         }
     }
     private static final long STOP_TIMEOUT_MS = 5_000;
@@ -134,17 +139,20 @@ public final class CollectCommand implements Command {
         }
         LiveJfr live = null;
         ParkTracer.Lease parks = null;
+        ExceptionGate.Lease gate = null;
         if (withJfr) {
             parks = ParkTracer.lease(ctx.instrumentation());
+            gate = ExceptionGate.lease(ctx.instrumentation());
             try {
-                live = LiveJfr.start(parks.settings());
+                live = LiveJfr.start(CulpritSettings.withoutThrows(parks.settings()));
             } catch (IllegalStateException e) {
                 parks.close();
+                gate.close();
                 Probes.stop();
                 throw new CommandException("collect: " + e.getMessage());
             }
         }
-        Collection started = new Collection(live, parks, withProbes);
+        Collection started = new Collection(live, parks, gate, withProbes);
         if (!CURRENT.compareAndSet(null, started)) {
             started.close();
             throw new CommandException("collect: a collection is already running (collect stop first)");
@@ -174,6 +182,7 @@ public final class CollectCommand implements Command {
         LiveJfr live = c.live;
         if (live != null) live.stop(STOP_TIMEOUT_MS);
         if (c.parks != null) c.parks.close();
+        if (c.gate != null) c.gate.close();
         CaseFile caseFile = CaseFile.create(caseDir);
         if (live != null) live.writeTo(caseFile, requests);
         // After JFR's evidence: the probes' server-side series and tables are the more direct ones.

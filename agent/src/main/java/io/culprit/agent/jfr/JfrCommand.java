@@ -7,6 +7,7 @@ import io.culprit.agent.command.CommandException;
 import io.culprit.agent.command.Flags;
 import io.culprit.agent.command.Format;
 import io.culprit.agent.probe.ParkTracer;
+import io.culprit.jfr.CulpritSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -31,6 +32,8 @@ public final class JfrCommand implements Command {
     static final String NAME = "culprit";
     /** The park tracer's lease held by the running recording of this agent, if it started one. */
     private static final AtomicReference<ParkTracer.Lease> PARKS = new AtomicReference<>();
+    /** The exception gate's lease held by that recording. */
+    private static final AtomicReference<ExceptionGate.Lease> GATE = new AtomicReference<>();
 
     @Override
     public String name() {
@@ -67,24 +70,27 @@ public final class JfrCommand implements Command {
                 if (current.isPresent()) throw new CommandException("jfr: a culprit recording is already running (jfr stop first)");
                 if (f.has("--file")) throw new CommandException("jfr start: --file belongs to dump and stop");
                 ParkTracer.Lease parks = ParkTracer.lease(ctx.instrumentation());
+                ExceptionGate.Lease gate = ExceptionGate.lease(ctx.instrumentation());
                 Recording r;
                 try {
-                    r = new Recording(parks.settings());
+                    r = new Recording(CulpritSettings.withoutThrows(parks.settings()));
                     r.setName(NAME);
                     r.setToDisk(true);
                     r.start();
                 } catch (RuntimeException e) {
                     parks.close();
+                    gate.close();
                     throw e;
                 }
                 PARKS.set(parks);
+                GATE.set(gate);
                 // Detaching culprit ends its recording: nothing of ours keeps running in the target.
                 Lifecycle.addShutdownHook(() -> {
                     current().ifPresent(Recording::close);
                     releaseParks();
                 });
                 ctx.println("jfr recording " + r.getId() + " started with culprit settings (" + r.getSettings().size()
-                        + " settings; lock parks from " + parks.source() + ")");
+                        + " settings; lock parks from " + parks.source() + "; " + ExceptionGate.describe() + ")");
                 ctx.data(Map.of("action", "start", "id", r.getId(), "parkTracer", parks.traced()));
                 break;
             case "dump":
@@ -121,6 +127,8 @@ public final class JfrCommand implements Command {
     private static void releaseParks() {
         ParkTracer.Lease parks = PARKS.getAndSet(null);
         if (parks != null) parks.close();
+        ExceptionGate.Lease gate = GATE.getAndSet(null);
+        if (gate != null) gate.close();
     }
 
     static Optional<Recording> current() {

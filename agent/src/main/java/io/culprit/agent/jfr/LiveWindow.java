@@ -16,7 +16,15 @@ final class LiveWindow {
     /** {@code window} hears true once the stream records and false when the observation ends, for side counters. */
     static LiveJfr observe(CommandContext ctx, Set<String> events, long intervalMs, java.util.function.Consumer<Boolean> window)
             throws InterruptedException {
-        LiveJfr live = LiveJfr.start(CulpritSettings.only(events));
+        boolean throwsToo = events.stream().anyMatch(CulpritSettings.THROWS::contains);
+        ExceptionGate.Lease gate = throwsToo ? ExceptionGate.lease(ctx.instrumentation()) : null;
+        LiveJfr live;
+        try {
+            live = LiveJfr.start(throwsToo ? CulpritSettings.withoutThrows(CulpritSettings.only(events)) : CulpritSettings.only(events));
+        } catch (RuntimeException e) {
+            if (gate != null) gate.close();
+            throw e;
+        }
         ctx.onCancel(live::close);
         window.accept(true);
         try {
@@ -29,6 +37,7 @@ final class LiveWindow {
             live.stop(3000);
         } finally {
             live.close();
+            if (gate != null) gate.close();
         }
         return live;
     }
