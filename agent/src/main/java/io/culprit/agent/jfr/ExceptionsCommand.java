@@ -66,8 +66,12 @@ public final class ExceptionsCommand implements Command {
     static String render(Table t, List<Map<String, Object>> all, List<Map<String, Object>> rows) {
         StringBuilder sb = new StringBuilder();
         double seconds = ((Number) t.meta().get("seconds")).doubleValue();
-        sb.append(String.format(Locale.ROOT, "exceptions thrown in %.1f s: %d type/site groups%s%n", seconds, all.size(),
-                rows.size() < all.size() ? " (top " + rows.size() + ")" : ""));
+        Object share = t.meta().get("eventShare");
+        sb.append(String.format(Locale.ROOT, "exceptions thrown in %.1f s: %d type/site groups%s%s%n", seconds, all.size(),
+                rows.size() < all.size() ? " (top " + rows.size() + ")" : "",
+                // The exception gate kept a sample: say so, since the counts are estimates from it.
+                share == null ? "" : String.format(Locale.ROOT, "; counts scaled from a %.1f %% sample of the events",
+                        ((Number) share).doubleValue() * 100)));
         if (rows.isEmpty()) return sb.append("none").toString();
         sb.append(String.format(Locale.ROOT, "%8s %9s %-7s %s%n", "COUNT", "RATE/s", "CAUGHT", "TYPE  at SITE"));
         for (Map<String, Object> r : rows) {

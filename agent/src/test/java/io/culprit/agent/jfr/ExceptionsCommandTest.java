@@ -64,6 +64,24 @@ class ExceptionsCommandTest {
     }
 
     @Test
+    void aSampledWindowSaysItsCountsAreScaled() {
+        Map<String, Object> row = new java.util.LinkedHashMap<>();
+        row.put("type", "java.lang.NumberFormatException");
+        row.put("site", "a.B.parse:62");
+        row.put("count", 400_000L);
+        row.put("perSecond", 80_000.0);
+        row.put("caught", null);
+        row.put("message", null);
+        row.put("stack", List.of("a.B.parse:62"));
+        Map<String, Object> meta = Map.of("seconds", 5.0, "eventShare", 0.0125);
+        io.culprit.model.Table t = new io.culprit.model.Table("exceptions", List.of("type"), List.of(row), meta);
+        assertThat(ExceptionsCommand.render(t, List.of(row), List.of(row)))
+                .startsWith("exceptions thrown in 5.0 s: 1 type/site groups; counts scaled from a 1.3 % sample of the events");
+        io.culprit.model.Table whole = new io.culprit.model.Table("exceptions", List.of("type"), List.of(row), Map.of("seconds", 5.0));
+        assertThat(ExceptionsCommand.render(whole, List.of(row), List.of(row))).startsWith("exceptions thrown in 5.0 s: 1 type/site groups\n");
+    }
+
+    @Test
     void badFlagsAreOneLineErrors() {
         assertThatThrownBy(() -> new ExceptionsCommand().run(List.of("-n", "0"), new Ctx()))
                 .isInstanceOf(CommandException.class).hasMessageContaining("-n must be between 1 and 1000");
