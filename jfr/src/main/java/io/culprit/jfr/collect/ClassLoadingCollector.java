@@ -36,7 +36,7 @@ public final class ClassLoadingCollector implements EventCollector {
     }
 
     private final Map<String, Row> rows = new HashMap<>();
-    private final ThrowSample sample = new ThrowSample();
+    private final ThrowSample<Row> sample = new ThrowSample<>();
 
     @Override
     public Set<String> events() {
@@ -46,7 +46,6 @@ public final class ClassLoadingCollector implements EventCollector {
     @Override
     public void accept(RecordedEvent e) {
         if (sample.statistics(e)) return;
-        sample.event(e);
         RecordedClass cls = e.getValue("thrownClass");
         if (cls == null) return;
         String type = cls.getName();
@@ -54,14 +53,19 @@ public final class ClassLoadingCollector implements EventCollector {
         String message = e.getString("message");
         String name = message == null ? "?" : message.trim().replace('/', '.');
         List<String> stack = Frames.fromThrowSite(Frames.of(e.getStackTrace()));
-        add("class-miss", name, caller(stack), stack, 1);
+        sample.event(e, row("class-miss", name, caller(stack), stack, 1));
     }
 
     /** A lookup seen by other means (instrumentation): kind is service-lookup, resource-lookup or jar-scan. */
     public void add(String kind, String name, String caller, List<String> stack, long count) {
+        row(kind, name, caller, stack, count);
+    }
+
+    private Row row(String kind, String name, String caller, List<String> stack, long count) {
         Row r = rows.computeIfAbsent(kind + "|" + name + "|" + caller, k -> new Row(kind, name, caller));
         r.count += count;
         r.stacks.add(stack);
+        return r;
     }
 
     /** The code that asked: first frame neither JDK nor class-loader machinery. */
@@ -80,19 +84,19 @@ public final class ClassLoadingCollector implements EventCollector {
     }
 
     /** Only class misses come from exception events; the agent's lookups are counted whole. */
-    private static long count(Row r, double scale) {
-        return r.kind.equals("class-miss") ? ThrowSample.scaled(r.count, scale) : r.count;
+    private static long count(Row r, Map<Row, Long> misses) {
+        return r.kind.equals("class-miss") ? misses.getOrDefault(r, r.count) : r.count;
     }
 
     @Override
     public List<Table> tables(Observation o) {
-        double scale = sample.scale();
+        Map<Row, Long> misses = sample.counts(o.seconds());
         List<Row> sorted = new ArrayList<>(rows.values());
-        sorted.sort((a, b) -> Long.compare(count(b, scale), count(a, scale)));
+        sorted.sort((a, b) -> Long.compare(count(b, misses), count(a, misses)));
         List<Map<String, Object>> out = new ArrayList<>();
         for (Row r : sorted) {
             Map<String, Object> m = new LinkedHashMap<>();
-            long count = count(r, scale);
+            long count = count(r, misses);
             m.put("kind", r.kind);
             m.put("name", r.name);
             m.put("caller", r.caller);

@@ -36,7 +36,7 @@ public final class ExceptionCollector implements EventCollector {
 
     private final Map<String, Group> exceptions = new HashMap<>();
     private final Map<String, Group> errors = new HashMap<>();
-    private final ThrowSample sample = new ThrowSample();
+    private final ThrowSample<Group> sample = new ThrowSample<>();
     private Map<String, Long> escapedByType;
 
     @Override
@@ -56,7 +56,6 @@ public final class ExceptionCollector implements EventCollector {
     public void accept(RecordedEvent e) {
         if (sample.statistics(e)) return;
         String name = e.getEventType().getName();
-        if (name.equals("jdk.JavaExceptionThrow")) sample.event(e);
         RecordedClass cls = e.getValue("thrownClass");
         String type = cls == null ? "?" : cls.getName();
         List<String> stack = Frames.fromThrowSite(Frames.of(e.getStackTrace()));
@@ -64,24 +63,32 @@ public final class ExceptionCollector implements EventCollector {
         Map<String, Group> into = name.equals("jdk.JavaErrorThrow") ? errors : exceptions;
         Group g = into.computeIfAbsent(type + "|" + site, k -> new Group(type, site));
         g.count++;
+        if (into == exceptions) sample.event(e, g);
         if (g.message == null) g.message = e.getString("message");
         g.stacks.add(stack);
     }
 
-    /** The groups this recording counts (see the class comment on errors), largest first. */
-    List<Group> groups() {
-        List<Group> gs = new ArrayList<>((exceptions.isEmpty() ? errors : exceptions).values());
-        gs.sort((a, b) -> Long.compare(b.count, a.count));
+    /**
+     * The groups this recording counts (see the class comment on errors) with their throwables,
+     * largest first: scaled when the exception events are a sample.
+     */
+    List<Map.Entry<Group, Long>> groups(double seconds) {
+        Map<Group, Long> counts = new HashMap<>();
+        if (exceptions.isEmpty()) for (Group g : errors.values()) counts.put(g, g.count);
+        else counts = sample.counts(seconds);
+        List<Map.Entry<Group, Long>> gs = new ArrayList<>(counts.entrySet());
+        gs.sort((a, b) -> Long.compare(b.getValue(), a.getValue()));
         return gs;
     }
 
     @Override
     public List<Table> tables(Observation o) {
         List<Map<String, Object>> rows = new ArrayList<>();
-        double scale = exceptions.isEmpty() ? 1 : sample.scale();
-        for (Group g : groups()) {
+        double share = exceptions.isEmpty() ? 1 : sample.share();
+        for (Map.Entry<Group, Long> entry : groups(o.seconds())) {
+            Group g = entry.getKey();
+            long count = entry.getValue();
             Map<String, Object> r = new LinkedHashMap<>();
-            long count = ThrowSample.scaled(g.count, scale);
             r.put("type", g.type);
             r.put("site", g.site);
             r.put("count", count);
@@ -98,7 +105,7 @@ public final class ExceptionCollector implements EventCollector {
         meta.put("source", exceptions.isEmpty() && !errors.isEmpty() ? "jdk.JavaErrorThrow (errors only: exceptions were not recorded)" : "jdk.JavaExceptionThrow");
         if (sample.throwables() >= 0) meta.put("throwablesTotal", sample.throwables());
         // The events were a sample: counts are scaled by the throwables JFR counted.
-        if (scale != 1) meta.put("eventShare", 1 / scale);
+        if (share != 1) meta.put("eventShare", share);
         return List.of(new Table("exceptions", List.of("type", "site", "count", "perSecond", "perRequest", "caught",
                 "escaped", "message", "stack"), rows, meta));
     }
