@@ -267,6 +267,33 @@ class GcAndPoolRulesTest {
     }
 
     @Test
+    void aPoolThatGivesNothingBackIsALeakNotTooSmall() {
+        // Recorded outside the lab: a service that leaves every 50th connection open, long exhausted.
+        var ev = Fixtures.evidence("connection-leak");
+        Finding f = new ConnectionLeakRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).startsWith("all 10 connections of the pool stayed leased (100 % of 19 windows) and none came back")
+                .contains("up to 8 threads waited up to 2,012 ms for one", "connections are leaked, not too few");
+        assertThat(f.explains()).contains("pool-size", "pool-starvation", "request-errors");
+        assertThat(f.fix()).contains("leak-detection-threshold");
+    }
+
+    @Test
+    void connectionsThatComeBackAreNoLeak() {
+        // gc-pool-starvation exhausts its pool in GC pauses, but every connection is returned.
+        Finding f = new ConnectionLeakRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).startsWith("connections came back to the pool (usage time mean");
+        // Exhausted and nothing returned, but statements finish: slow work holds the connections.
+        var held = CaseBuilder.in(dir, 10, 2).series("pools", 1000, "hikariTotal", flat(10, 10), "hikariActive", flat(10, 10),
+                "hikariPending", flat(10, 4)).table("calls", row("kind", "sql", "target", "select 1", "count", 40)).evidence();
+        assertThat(new ConnectionLeakRule().evaluate(held).summary()).contains("statements ran (40 finished").contains("not leaked");
+        var leaked = CaseBuilder.in(dir.resolve("b"), 10, 2).series("pools", 1000, "hikariTotal", flat(10, 10), "hikariActive", flat(10, 10),
+                "hikariPending", flat(10, 4)).evidence();
+        assertThat(new ConnectionLeakRule().evaluate(leaked).severity()).isEqualTo(Severity.CRITICAL);
+    }
+
+    @Test
     void poolStarvationTrackingTheTailIsCritical() {
         Finding f = new PoolStarvationRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);

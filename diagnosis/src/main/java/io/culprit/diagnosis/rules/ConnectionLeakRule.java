@@ -1,0 +1,120 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.ColumnStats;
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.Optional;
+
+/**
+ * Connections taken from the pool and never given back. The signature: every connection leased
+ * in (nearly) every window, not one returned during the whole observation (the probe measures
+ * usage time when a connection is closed, and has none), no statement finishing and no thread
+ * waiting inside the driver, while threads queue for a connection. A pool too small still returns
+ * connections; slow or locked statements still finish or show as waits in the driver. Pool-size's
+ * Little's Law would read the requests' own time as usage here and call the pool undersized:
+ * growing it only delays the same exhaustion. A partial leak, where some connections still come
+ * back, is not recognised: pool-size and pool-starvation then speak.
+ */
+public final class ConnectionLeakRule implements Rule {
+    /** Windows with every connection leased, of the windows where the pool was read. */
+    static final double EXHAUSTED_SHARE = 0.9;
+    /** Fewer windows than this cannot tell "never returned" from "not returned yet". */
+    static final int MIN_WINDOWS = 5;
+
+    @Override public String id() { return "connection-leak"; }
+    @Override public String title() { return "Connections taken from the pool and never returned"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<double[]> active = ev.column("pools", "hikariActive");
+        Optional<double[]> total = ev.column("pools", "hikariTotal");
+        if (active.isEmpty() || total.isEmpty()) return notAssessed("needs series pools#hikariActive and pools#hikariTotal");
+        int read = 0, exhausted = 0;
+        double size = 0;
+        for (int i = 0; i < Math.min(active.get().length, total.get().length); i++) {
+            double a = active.get()[i], t = total.get()[i];
+            if (!Double.isFinite(a) || !Double.isFinite(t)) continue;
+            read++;
+            size = Math.max(size, t);
+            if (t >= 1 && a >= t) exhausted++;
+        }
+        Numbers n = new Numbers();
+        Finding.Builder b = finding(Severity.OK).evidence("series/pools#hikariActive");
+        if (read < MIN_WINDOWS) return notAssessed("the pool was read in " + read + " windows, fewer than " + MIN_WINDOWS);
+        double share = (double) exhausted / read;
+        String leased = n.tag(Fmt.pct(share), "series/pools#hikariActive") + " of " + read + " windows";
+        Optional<ColumnStats> usage = ev.stats("pools", "hikariUsageMsMean");
+        if (usage.isPresent() && !usage.get().isEmpty()) {
+            return b.summary("connections came back to the pool (usage time mean " + n.tag(Fmt.ms(usage.get().mean()),
+                    "series/pools#hikariUsageMsMean") + "); every connection was leased in " + leased + ".").numbers(n.refs()).build();
+        }
+        if (share < EXHAUSTED_SHARE) {
+            return b.summary("no connection came back, but the pool was exhausted in only " + leased + ".").numbers(n.refs()).build();
+        }
+        long statements = finishedStatements(ev);
+        double dbWaitMs = dbWaitMs(ev);
+        if (statements > 0 || dbWaitMs > 0) {
+            return b.summary("no connection came back while every one was leased (" + leased + "), but statements ran ("
+                    + statements + " finished, " + Fmt.ms(dbWaitMs) + " waited in the driver): held by slow work, not leaked.")
+                    .numbers(n.refs()).build();
+        }
+        double pending = ev.stats("pools", "hikariPending").map(ColumnStats::max).orElse(0.0);
+        double acquire = ev.stats("pools", "hikariAcquireMsMax").map(ColumnStats::max).orElse(Double.NaN);
+        boolean starving = pending >= 1 || acquire >= PoolStarvationRule.ACQUIRE_WARN_MS;
+        return b.severity(starving ? Severity.CRITICAL : Severity.WARN).score(0.95)
+                .evidence("series/pools#hikariTotal").evidence("series/pools#hikariUsageMsMean")
+                .culprit("connections taken and never closed")
+                .summary("all " + n.tag(Fmt.num(size), "series/pools#hikariTotal") + " connections of the pool stayed leased ("
+                        + leased + ") and none came back in " + Fmt.num(Math.round(ev.observedSeconds())) + " s (no close, no statement"
+                        + " finished, no wait in the driver)"
+                        + (pending >= 1 ? ", while up to " + n.tag(Fmt.num(pending), "series/pools#hikariPending") + " threads waited" : "")
+                        + (Double.isFinite(acquire) ? (pending >= 1 ? "" : ", while threads waited") + " up to "
+                        + n.tag(Fmt.ms(acquire), "series/pools#hikariAcquireMsMax") + " for one" : "")
+                        + ": connections are leaked, not too few.")
+                .numbers(n.refs())
+                .explains("pool-size").explains("pool-starvation").explains("request-errors").explains("tail-latency")
+                .explains("thread-oversubscription")
+                .explanation("A connection taken with getConnection() and not closed on some path (an early return, an"
+                        + " exception before close, a connection kept in a field) stays leased for good. Each one shrinks the"
+                        + " pool; once all are gone every request waits the pool's connection timeout and fails. If instead"
+                        + " `thread` shows request threads inside the JDBC driver, the connections are held by statements that"
+                        + " never finish (a lock, an unreachable database), not leaked.")
+                .fix("Close every connection where it is taken (try-with-resources, or leave it to JdbcTemplate or"
+                        + " @Transactional). To find the path, set HikariCP's leakDetectionThreshold (Spring Boot:"
+                        + " spring.datasource.hikari.leak-detection-threshold=2000): it logs the stack that took each"
+                        + " connection held longer.")
+                .confirm(ev.confirm("stack com.zaxxer.hikari.pool.HikariPool getConnection -n 20") + " (who takes connections)")
+                .build();
+    }
+
+    /** SQL calls the probes saw finish, 0 without a calls table. */
+    private static long finishedStatements(Evidence ev) {
+        Optional<Table> calls = ev.table("calls");
+        if (calls.isEmpty()) return 0;
+        long n = 0;
+        Table t = calls.get();
+        for (int i = 0; i < t.rows().size(); i++) {
+            double c = t.number(i, "count");
+            if ("sql".equalsIgnoreCase(t.text(i, "kind")) && Double.isFinite(c)) n += (long) c;
+        }
+        return n;
+    }
+
+    /** Time threads waited inside a database driver, 0 without a db-waits table. */
+    private static double dbWaitMs(Evidence ev) {
+        Optional<Table> waits = ev.table("db-waits");
+        if (waits.isEmpty()) return 0;
+        double ms = 0;
+        Table t = waits.get();
+        for (int i = 0; i < t.rows().size(); i++) {
+            double w = t.number(i, "waitMs");
+            if (Double.isFinite(w)) ms += w;
+        }
+        return ms;
+    }
+}
