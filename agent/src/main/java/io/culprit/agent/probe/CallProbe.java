@@ -148,7 +148,8 @@ final class CallProbe {
         record(endNs, stats(kind, target), text, startNs, thrown);
     }
 
-    private void record(long endNs, CallStats stats, String text, long startNs, Throwable thrown) {
+    /** As above, for a call whose stats its hook found on the caller's thread ({@link #stats}). */
+    void record(long endNs, CallStats stats, String text, long startNs, Throwable thrown) {
         String kind = stats.kind;
         long ns = endNs - startNs;
         double ms = ns / 1e6;
@@ -178,7 +179,12 @@ final class CallProbe {
         return s;
     }
 
-    private CallStats stats(String kind, String target) {
+    /**
+     * The stats of {@code target}, made on its first call with the call site of this thread's stack.
+     * A hook whose call ends on another thread (an async client's callback) looks them up on the
+     * caller's thread first, or the site would be the client's own threads: "(unknown)".
+     */
+    CallStats stats(String kind, String target) {
         ConcurrentHashMap<String, CallStats> ofKind = calls.get(kind);
         if (ofKind == null) ofKind = calls.computeIfAbsent(kind, k -> new ConcurrentHashMap<>());
         CallStats s = ofKind.get(target);  // get first: computeIfAbsent's capturing lambda allocates

@@ -29,8 +29,11 @@ final class JdkHttpHooks {
                 if (!(arg0 instanceof HttpRequest) || calls.insideSpringRequest()) return;
                 HttpRequest request = (HttpRequest) arg0;
                 if (calls.isWebClientExchange(request.uri().toString())) return;  // WebClient on the JDK's connector
+                // Here, on the caller's thread: the completion below runs on the client's.
+                CallStats stats = calls.stats("http", request.method() + " " + SqlText.normalizeUrl(String.valueOf(request.uri())));
+                String text = request.method() + " " + request.uri();
                 if (thrown != null || !(returned instanceof CompletableFuture)) {
-                    record(calls, request, start, end, thrown);
+                    calls.record(end, stats, text, start, thrown);
                     return;
                 }
                 ((CompletableFuture<?>) returned).whenComplete((response, failure) -> {
@@ -39,15 +42,10 @@ final class JdkHttpHooks {
                     if (error == null && response instanceof HttpResponse && ((HttpResponse<?>) response).statusCode() >= 500) {
                         error = ServerError.INSTANCE;
                     }
-                    record(calls, request, start, done, error);
+                    calls.record(done, stats, text, start, error);
                 });
             }
         });
-    }
-
-    private static void record(CallProbe calls, HttpRequest request, long start, long end, Throwable error) {
-        String text = request.method() + " " + request.uri();
-        calls.record(end, "http", request.method() + " " + SqlText.normalizeUrl(String.valueOf(request.uri())), text, start, error);
     }
 
     /** Marks a 5xx answer as a failed call; never thrown, so it needs no stack trace. */

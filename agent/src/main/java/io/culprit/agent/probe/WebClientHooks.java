@@ -30,7 +30,10 @@ final class WebClientHooks {
                     @Override
                     public long probeEnter(int id, Object self, Object request) {
                         pending.put(request, System.nanoTime());
-                        calls.webClientExchange(String.valueOf(Reflect.call(request, "url")));
+                        String url = String.valueOf(Reflect.call(request, "url"));
+                        calls.webClientExchange(url);
+                        // On the subscribing thread, so the first exchange's stats get its call site, not Netty's.
+                        calls.stats("http", Reflect.call(request, "method") + " " + SqlText.normalizeUrl(url));
                         return 0L;
                     }
                 },

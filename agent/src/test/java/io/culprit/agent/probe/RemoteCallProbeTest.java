@@ -73,6 +73,9 @@ class RemoteCallProbeTest {
             Map<String, Object> s = CallRows.waitForRow(p, "http", "GET " + base + "/slow", 2);
             assertThat((Double) s.get("maxMs")).isGreaterThanOrEqualTo(80.0);
             assertThat(s).containsEntry("errors", 0L);
+            // The call site is the caller's thread's (here the test runner's frames; culprit's own are
+            // skipped), not the client's completion thread's, where nothing is the application's.
+            assertThat((String) s.get("caller")).isNotEqualTo("(unknown)").startsWith("org.junit.");
             assertThat(CallRows.waitForRow(p, "http", "GET " + base + "/broken", 1)).containsEntry("errors", 1L);
         }
     }
