@@ -3,6 +3,7 @@ package io.culprit.diagnosis.rules;
 import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.diagnosis.Stats;
@@ -26,6 +27,11 @@ public final class SlowCallsRule implements Rule {
     static final double SHARE_WARN = 0.2;
     /** Half of request time: the service is mostly waiting on it. */
     static final double SHARE_CRITICAL = 0.5;
+    /**
+     * Calls under their threshold that still hold this much of request time: the requests do little
+     * but wait on that dependency, so its latency is theirs.
+     */
+    static final double SHARE_DOMINANT = 0.8;
     /** Usage time 1.5× longer late in the run than early means the dependency slowed. */
     static final double USAGE_GROWTH = 1.5;
 
@@ -58,6 +64,8 @@ public final class SlowCallsRule implements Rule {
         Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
         Numbers n = new Numbers();
         if (top < 0) {
+            int dominant = dominant(t);
+            if (dominant >= 0) return dominantCall(ev, t, dominant);
             return b.summary("no dependency call over its threshold (SQL " + Fmt.ms(SQL_SLOW_MS) + ", Redis "
                     + Fmt.ms(REDIS_SLOW_MS) + ", HTTP " + Fmt.ms(HTTP_SLOW_MS) + " at P99) across "
                     + n.tag(String.valueOf(t.rows().size()), "tables/calls") + " call targets.").numbers(n.refs()).build();
@@ -79,8 +87,54 @@ public final class SlowCallsRule implements Rule {
                         + " If the process is CPU-saturated, call times include client-side CPU wait: fix that first.")
                 .fix("Make the call cheaper (index, smaller result, batching, caching) or take it off the request path;"
                         + " check the dependency's own timing to split network, server and client time.")
-                .confirm(ev.confirm("trace " + traceHint(kind) + " '#cost > " + (long) threshold(kind) + "'"))
+                .confirm(ev.confirm("trace " + traceTarget(t, top) + " '#cost > " + (long) threshold(kind) + "'"))
                 .build();
+    }
+
+    /** The call target with the largest share of request time if that share is dominant, else -1. */
+    private static int dominant(Table t) {
+        int top = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            double share = t.number(i, "shareOfRequestTime");
+            if (share >= SHARE_DOMINANT && (top < 0 || share > t.number(top, "shareOfRequestTime"))) top = i;
+        }
+        return top;
+    }
+
+    /**
+     * No call is slow by its threshold, yet one holds most of request time: the commonest reason a
+     * service is slow, which a threshold alone would answer with "no problem found".
+     */
+    private Finding dominantCall(Evidence ev, Table t, int row) {
+        Numbers n = new Numbers();
+        String kind = t.text(row, "kind");
+        String target = t.text(row, "target");
+        double share = t.number(row, "shareOfRequestTime");
+        return finding(Severity.WARN).score(share * 0.5).evidence("tables/calls#" + row).culprit(target)
+                .summary("requests spend " + n.tag(Fmt.pct(share), "tables/calls#" + row) + " of their time in " + kind + " "
+                        + quote(target) + " (P99 " + n.tag(Fmt.ms(t.number(row, "p99Ms")), "tables/calls#" + row) + ", under the "
+                        + Fmt.ms(threshold(kind)) + " that makes a call slow; " + n.tag(Fmt.num(t.number(row, "count")), "tables/calls#" + row)
+                        + " calls" + calledFrom(t, row) + "): the service is as fast as this dependency.")
+                .numbers(n.refs())
+                .explains("tail-latency").explains("thread-oversubscription").explains("pool-starvation").explains("pool-size")
+                .explanation("Each call passes for normal on its own, but the requests do little else: their latency is"
+                        + " this dependency's, and each request thread serves at most one request per call time.")
+                .fix("Speed up or cache the dependency's answer, batch calls across requests, make the call concurrently"
+                        + " with the request's other work, or take it off the request path. If the dependency cannot answer"
+                        + " faster, neither can this service.")
+                .confirm(ev.confirm("trace " + traceTarget(t, row) + " '#cost > " + (long) (t.number(row, "p99Ms") / 2) + "'"))
+                .build();
+    }
+
+    /**
+     * What to trace to see the call's cost: for SQL the JDBC interface (which stands for the
+     * driver's and the pool's statements); for the others the application method that made the
+     * call, since the JDK's HttpClient is JDK code culprit does not weave by default.
+     */
+    private static String traceTarget(Table t, int row) {
+        String kind = t.text(row, "kind");
+        String caller = Frames.classAndMethod(Evidence.text(t, row, "caller"));
+        return "sql".equalsIgnoreCase(kind) || caller == null ? traceHint(kind) : caller;
     }
 
     private static String traceHint(String kind) {

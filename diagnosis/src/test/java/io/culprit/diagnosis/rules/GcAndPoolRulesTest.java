@@ -294,6 +294,22 @@ class GcAndPoolRulesTest {
     }
 
     @Test
+    void aCallUnderItsThresholdThatHoldsMostOfRequestTimeIsNamed() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("calls", row("kind", "http", "target", "GET http://127.0.0.1:45627/quote",
+                "count", 1853, "p99Ms", 92.9, "shareOfRequestTime", 0.985, "caller", "com.acme.Api.quote:88")).evidence();
+        Finding f = new SlowCallsRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.culprit()).isEqualTo("GET http://127.0.0.1:45627/quote");
+        assertThat(f.summary()).isEqualTo("requests spend 99 % of their time in http \"GET http://127.0.0.1:45627/quote\" (P99"
+                + " 92.9 ms, under the 200 ms that makes a call slow; 1,853 calls; called from com.acme.Api.quote:88): the service"
+                + " is as fast as this dependency.");
+        assertThat(f.confirm()).endsWith("\"trace com.acme.Api quote '#cost > 46'\"");
+        var half = CaseBuilder.in(dir.resolve("b"), 10, 2).table("calls", row("kind", "http", "target", "GET /x", "count", 10,
+                "p99Ms", 92.9, "shareOfRequestTime", 0.5)).evidence();
+        assertThat(new SlowCallsRule().evaluate(half).severity()).isEqualTo(Severity.OK);
+    }
+
+    @Test
     void poolStarvationTrackingTheTailIsCritical() {
         Finding f = new PoolStarvationRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
