@@ -269,7 +269,7 @@ class GcAndPoolRulesTest {
     @Test
     void aPoolThatGivesNothingBackIsALeakNotTooSmall() {
         // Recorded outside the lab: a service that leaves every 50th connection open, long exhausted.
-        var ev = Fixtures.evidence("connection-leak");
+        var ev = Fixtures.evidence("outside-connection-leak");
         Finding f = new ConnectionLeakRule().evaluate(ev);
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.summary()).startsWith("all 10 connections of the pool stayed leased (100 % of 19 windows) and none came back")
