@@ -182,6 +182,33 @@ class RequestPathRulesTest {
     }
 
     @Test
+    void aMapperBuiltPerRequestIsChargedTheSerializersItBuildsAgain() {
+        String mapper = "java.lang.Thread.run;com.acme.Api.quote;com.fasterxml.jackson.databind.ObjectMapper.writeValueAsString;";
+        var ev = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", flat(10, 100), "p50Ms", flat(10, 5))
+                .table("construction", row("type", "com.fasterxml.jackson.databind.ObjectMapper", "count", 1000, "perRequest", 1.0,
+                        "meanMs", 0.1, "caller", "com.acme.Api.quote:12"))
+                .file("profiles/cpu.collapsed", String.join("\n",
+                        mapper + "com.fasterxml.jackson.databind.ser.BasicSerializerFactory.buildContainerSerializer 30",
+                        mapper + "com.fasterxml.jackson.databind.ser.std.MapSerializer.serialize 10",
+                        // A shared mapper elsewhere building a serializer is not this construction's cost.
+                        "java.lang.Thread.run;com.acme.Report.run;com.fasterxml.jackson.databind.ser.BeanSerializerFactory.createSerializer 20",
+                        "java.lang.Thread.run;com.acme.Other.work 40", ""))
+                .evidence();
+        Finding f = new ConstructionRule().evaluate(ev);
+        assertThat(f.summary()).isEqualTo("1 new com.fasterxml.jackson.databind.ObjectMapper per request (1,000 in total), built by"
+                + " com.acme.Api.quote:12, 2.0 % of request time; each new mapper builds its serializers again: 30 % of CPU samples"
+                + " in Jackson's serializer and deserializer factories under Api.quote.");
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.explains()).contains("serialization-cpu");
+        // Any other type is charged its constructor only.
+        var other = CaseBuilder.in(dir.resolve("b"), 10, 2).series("requests", 1000, "rps", flat(10, 100), "p50Ms", flat(10, 5))
+                .table("construction", row("type", "x.Mapper", "count", 1000, "perRequest", 1.0, "meanMs", 0.1, "caller", "com.acme.Api.quote:12"))
+                .file("profiles/cpu.collapsed", mapper + "com.fasterxml.jackson.databind.ser.BasicSerializerFactory.buildContainerSerializer 30\n")
+                .evidence();
+        assertThat(new ConstructionRule().evaluate(other).explains()).doesNotContain("serialization-cpu");
+    }
+
+    @Test
     void prototypeBeansPerRequestAreCriticalAndRequestScopeIsNot() {
         Finding f = new PrototypeBeansRule().evaluate(Fixtures.evidence("row-lock-prototype-beans"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
