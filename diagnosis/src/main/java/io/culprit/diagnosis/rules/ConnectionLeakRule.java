@@ -94,27 +94,24 @@ public final class ConnectionLeakRule implements Rule {
 
     /** SQL calls the probes saw finish, 0 without a calls table. */
     private static long finishedStatements(Evidence ev) {
-        Optional<Table> calls = ev.table("calls");
-        if (calls.isEmpty()) return 0;
-        long n = 0;
-        Table t = calls.get();
-        for (int i = 0; i < t.rows().size(); i++) {
-            double c = t.number(i, "count");
-            if ("sql".equalsIgnoreCase(t.text(i, "kind")) && Double.isFinite(c)) n += (long) c;
-        }
-        return n;
+        return (long) total(ev, "calls", "count", "sql");
     }
 
     /** Time threads waited inside a database driver, 0 without a db-waits table. */
     private static double dbWaitMs(Evidence ev) {
-        Optional<Table> waits = ev.table("db-waits");
-        if (waits.isEmpty()) return 0;
-        double ms = 0;
-        Table t = waits.get();
-        for (int i = 0; i < t.rows().size(); i++) {
-            double w = t.number(i, "waitMs");
-            if (Double.isFinite(w)) ms += w;
+        return total(ev, "db-waits", "waitMs", null);
+    }
+
+    /** The sum of a table's column over its rows (of {@code kind} when given), 0 without the table. */
+    private static double total(Evidence ev, String table, String column, String kind) {
+        Optional<Table> t = ev.table(table);
+        if (t.isEmpty()) return 0;
+        double sum = 0;
+        for (int i = 0; i < t.get().rows().size(); i++) {
+            if (kind != null && !kind.equalsIgnoreCase(t.get().text(i, "kind"))) continue;
+            double v = t.get().number(i, column);
+            if (Double.isFinite(v)) sum += v;
         }
-        return ms;
+        return sum;
     }
 }
