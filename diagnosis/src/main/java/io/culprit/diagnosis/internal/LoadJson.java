@@ -56,6 +56,15 @@ public final class LoadJson {
         return n[0];
     }
 
+    /**
+     * The clients' mean time from sending a request to its response (the generator's service
+     * time: without the coordinated-omission correction, so an open model's own backlog is not
+     * in it). NaN without load.json.
+     */
+    public static double serviceMeanMs(Path caseDir) {
+        return read(caseDir).map(r -> num(r.path("summary").path("service_ms").path("mean"))).orElse(Double.NaN);
+    }
+
     /** The load model that drove the case ("open" or "closed"), or null without load.json. */
     public static String model(Path caseDir) {
         return read(caseDir).map(r -> r.path("plan").path("model").asText(null)).orElse(null);

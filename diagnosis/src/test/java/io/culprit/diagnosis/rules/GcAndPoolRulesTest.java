@@ -310,6 +310,23 @@ class GcAndPoolRulesTest {
     }
 
     @Test
+    void clientsWaitingFarBeyondTheContainerOfAFullPoolAreQueuedForAThread() {
+        // Recorded outside the lab: 4 Tomcat threads in front of a ~90 ms dependency, 32 connections.
+        Finding f = new ContainerQueueRule().evaluate(Fixtures.evidence("outside-container-queue"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).isEqualTo("all 4 container threads busy in 95 % of 21 windows, and clients waited 705 ms for"
+                + " responses the container served in 89.1 ms: 87 % of their time queued for a thread.");
+        assertThat(f.explains()).contains("slow-calls", "outside-handler");
+        // The same times with threads to spare: the wait is not the container's queue.
+        var spare = CaseBuilder.in(dir, 10, 2).series("pools", 1000, "containerBusy", flat(10, 30), "containerMax", flat(10, 200))
+                .table("routes", row("route", "GET /q", "count", 900, "containerMs", 89.1))
+                .loadJson("\"plan\":{\"model\":\"closed\"},\"summary\":{\"service_ms\":{\"mean\":705.0}}").evidence();
+        Finding ok = new ContainerQueueRule().evaluate(spare);
+        assertThat(ok.severity()).isEqualTo(Severity.OK);
+        assertThat(ok.summary()).endsWith("all 200 container threads busy in 0 % of 10 windows: no queue in front of the container.");
+    }
+
+    @Test
     void poolStarvationTrackingTheTailIsCritical() {
         Finding f = new PoolStarvationRule().evaluate(Fixtures.evidence("gc-pool-starvation"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
