@@ -259,6 +259,43 @@ public final class Evidence {
         return "\"" + consoleCommand.replaceAll("([\\\\\"$`])", "\\\\$1") + "\"";
     }
 
+    /**
+     * How often a pool was full: the windows where both columns of {@code series} were read, those
+     * where {@code used} reached {@code capacity} (of at least 1), and the largest capacity seen.
+     * Empty when either column is absent.
+     */
+    public Optional<Fill> fill(String series, String used, String capacity) {
+        Optional<double[]> u = column(series, used), c = column(series, capacity);
+        if (u.isEmpty() || c.isEmpty()) return Optional.empty();
+        int read = 0, full = 0;
+        double max = 0;
+        for (int i = 0; i < Math.min(u.get().length, c.get().length); i++) {
+            double a = u.get()[i], t = c.get()[i];
+            if (!Double.isFinite(a) || !Double.isFinite(t) || t < 1) continue;
+            read++;
+            max = Math.max(max, t);
+            if (a >= t) full++;
+        }
+        return Optional.of(new Fill(read, full, max));
+    }
+
+    /** See {@link #fill}. */
+    public static final class Fill {
+        public final int windows, full;
+        public final double capacity;
+
+        Fill(int windows, int full, double capacity) {
+            this.windows = windows;
+            this.full = full;
+            this.capacity = capacity;
+        }
+
+        /** Full windows of those read, 0 when none was read. */
+        public double share() {
+            return windows == 0 ? 0 : (double) full / windows;
+        }
+    }
+
     /** A table column as text, or "" when absent, for rows whose fields are optional. */
     public static String text(Table t, int row, String column) {
         String s = t.text(row, column);

@@ -31,22 +31,14 @@ public final class ConnectionLeakRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
-        Optional<double[]> active = ev.column("pools", "hikariActive");
-        Optional<double[]> total = ev.column("pools", "hikariTotal");
-        if (active.isEmpty() || total.isEmpty()) return notAssessed("needs series pools#hikariActive and pools#hikariTotal");
-        int read = 0, exhausted = 0;
-        double size = 0;
-        for (int i = 0; i < Math.min(active.get().length, total.get().length); i++) {
-            double a = active.get()[i], t = total.get()[i];
-            if (!Double.isFinite(a) || !Double.isFinite(t)) continue;
-            read++;
-            size = Math.max(size, t);
-            if (t >= 1 && a >= t) exhausted++;
-        }
+        Optional<Evidence.Fill> fill = ev.fill("pools", "hikariActive", "hikariTotal");
+        if (fill.isEmpty()) return notAssessed("needs series pools#hikariActive and pools#hikariTotal");
+        int read = fill.get().windows;
+        double size = fill.get().capacity;
         Numbers n = new Numbers();
         Finding.Builder b = finding(Severity.OK).evidence("series/pools#hikariActive");
         if (read < MIN_WINDOWS) return notAssessed("the pool was read in " + read + " windows, fewer than " + MIN_WINDOWS);
-        double share = (double) exhausted / read;
+        double share = fill.get().share();
         String leased = n.tag(Fmt.pct(share), "series/pools#hikariActive") + " of " + read + " windows";
         Optional<ColumnStats> usage = ev.stats("pools", "hikariUsageMsMean");
         if (usage.isPresent() && !usage.get().isEmpty()) {

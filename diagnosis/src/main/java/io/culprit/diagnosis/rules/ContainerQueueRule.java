@@ -34,26 +34,18 @@ public final class ContainerQueueRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
-        Optional<double[]> busy = ev.column("pools", "containerBusy");
-        Optional<double[]> max = ev.column("pools", "containerMax");
+        Optional<Evidence.Fill> fill = ev.fill("pools", "containerBusy", "containerMax");
         Optional<Table> routes = ev.rows("routes");
         double clientMs = LoadJson.serviceMeanMs(ev.caseFile().dir());
-        if (busy.isEmpty() || max.isEmpty() || routes.isEmpty() || !Double.isFinite(clientMs)) {
+        if (fill.isEmpty() || routes.isEmpty() || !Double.isFinite(clientMs)) {
             return notAssessed("needs series pools#containerBusy and #containerMax, table routes and the load's service time");
         }
-        int read = 0, full = 0;
-        double threads = 0;
-        for (int i = 0; i < Math.min(busy.get().length, max.get().length); i++) {
-            double b = busy.get()[i], m = max.get()[i];
-            if (!Double.isFinite(b) || !Double.isFinite(m) || m < 1) continue;
-            read++;
-            threads = Math.max(threads, m);
-            if (b >= m) full++;
-        }
+        int read = fill.get().windows;
+        double threads = fill.get().capacity;
         if (read < MIN_WINDOWS) return notAssessed("the container pool was read in " + read + " windows, fewer than " + MIN_WINDOWS);
         double serverMs = containerMeanMs(routes.get());
         if (!Double.isFinite(serverMs)) return notAssessed("routes carry no container time");
-        double fullShare = (double) full / read;
+        double fullShare = fill.get().share();
         double waitMs = clientMs - serverMs;
         double share = waitMs / clientMs;
         Numbers n = new Numbers();
