@@ -17,6 +17,11 @@ public final class JfrFiles {
      */
     static final Set<String> TIMELESS = Set.of("jdk.JVMInformation", "jdk.CPUInformation", "jdk.GCConfiguration",
             "jdk.GCHeapConfiguration", "jdk.UnsignedIntFlag", "jdk.UnsignedLongFlag");
+    /**
+     * Events the JVM writes only when the recording stops, after the window: JFR's leak profiler
+     * emits its surviving samples then (their allocation times say where in the window they began).
+     */
+    static final Set<String> AT_STOP = Set.of("jdk.OldObjectSample");
 
     private JfrFiles() { }
 
@@ -53,6 +58,7 @@ public final class JfrFiles {
     private static boolean within(RecordedEvent e, long fromMs, long toMs) {
         if (fromMs == Long.MIN_VALUE && toMs == Long.MAX_VALUE) return true;
         long t = e.getStartTime().toEpochMilli();
-        return (t >= fromMs && t <= toMs) || TIMELESS.contains(e.getEventType().getName());
+        String type = e.getEventType().getName();
+        return (t >= fromMs && t <= toMs) || TIMELESS.contains(type) || (t >= fromMs && AT_STOP.contains(type));
     }
 }

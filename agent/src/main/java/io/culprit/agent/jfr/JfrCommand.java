@@ -98,12 +98,15 @@ public final class JfrCommand implements Command {
                 Recording rec = current.orElseThrow(() -> new CommandException("jfr: no culprit recording running (jfr start first)"));
                 Path out = f.value("--file") != null ? Paths.get(f.value("--file")).toAbsolutePath() : defaultFile();
                 Files.createDirectories(out.getParent());
-                if (action.equals("stop")) rec.stop();
-                rec.dump(out);
                 if (action.equals("stop")) {
-                    rec.close();
+                    // The leases' own recording (the exception gate's) ends first: on JDK 17, a recording
+                    // that stops while another runs gets JFR's leak-profiler samples (written at the stop)
+                    // without their stacks, and those name the code that allocated a leak. JDK 25 keeps them.
                     releaseParks();
+                    rec.stop();
                 }
+                rec.dump(out);
+                if (action.equals("stop")) rec.close();
                 ctx.println("jfr recording " + (action.equals("stop") ? "stopped" : "dumped") + ": " + out + " (" + Format.bytes(Files.size(out))
                         + ")\n  read it with: culprit analyze " + out);
                 Map<String, Object> data = new LinkedHashMap<>();
