@@ -18,7 +18,8 @@ public enum Scenario {
     BINDING_EXCEPTIONS("binding-exceptions"),
     LOG_STORM("log-storm"),
     N_PLUS_ONE("n-plus-one"),
-    QUADRATIC_KEYWORDS("quadratic-keywords");
+    QUADRATIC_KEYWORDS("quadratic-keywords"),
+    RECEIPT_LEAK("receipt-leak");
 
     private final String slug;
 

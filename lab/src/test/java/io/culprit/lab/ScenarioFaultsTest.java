@@ -171,6 +171,34 @@ class ScenarioFaultsTest {
     }
 
     @Autowired
+    io.culprit.lab.orders.Receipts receipts;
+
+    /** receipt-leak keeps every receipt (~48 KB) reachable; the fixed twin only the newest 200. */
+    @Test
+    void receiptLeakKeepsEveryReceiptAndTheFixedTwinTheNewest200() throws Exception {
+        HttpRequest req = LabLoad.get(url("/api/orders/7/receipt"));
+        mode.set(Scenario.RECEIPT_LEAK, false);
+        int before = receipts.archived();
+        String first = LabLoad.body(req);
+        assertThat(first).contains("\"bytes\":47880");
+        long number = Long.parseLong(first.replaceAll(".*\"number\":(\\d+).*", "$1"));
+        for (int i = 0; i < 400; i++) {
+            LabLoad.once(req);
+        }
+        int faulty = receipts.archived() - before;
+        mode.set(Scenario.RECEIPT_LEAK, true);
+        for (int i = 0; i < 400; i++) {
+            LabLoad.once(req);
+        }
+        int fixed = receipts.archived() - before - faulty;
+        System.out.printf("receipt-leak: receipts kept after 401 requests faulty %d, after 400 more fixed %d%n", faulty, fixed);
+        assertThat(faulty).isEqualTo(401);
+        assertThat(fixed).isEqualTo(200);
+        // The faulty twin's first receipt is still there: nothing ever let it go.
+        assertThat(LabLoad.body(LabLoad.get(url("/api/receipts/" + number)))).startsWith("RECEIPT " + number);
+    }
+
+    @Autowired
     PoolMetrics pool;
 
     @Test

@@ -33,17 +33,18 @@ class DiagnoseLabIT {
     private static final Map<String, Path> CASES = new ConcurrentHashMap<>();
 
     /** Ground-truth category (lab/src/main/resources/scenarios/*.json) → the rule that names it. */
-    private static final Map<String, String> RULE_FOR_CATEGORY = Map.of(
-            "ttl-cache-jar-rescan", "idle-gap-latency",
-            "gc-pressure-pool-starvation", "gc-pressure",
-            "repeated-construction-classloading", "repeated-construction",
-            "db-row-lock", "db-row-lock",
-            "prototype-bean-creation", "prototype-beans",
-            "lock-contention", "lock-contention",
-            "exceptions-control-flow", "caught-exceptions",
-            "logging-stack-traces", "logging-pressure",
-            "n-plus-one-queries", "chatty-calls",
-            "algorithmic-cpu", "cpu-hotspot");
+    private static final Map<String, String> RULE_FOR_CATEGORY = Map.ofEntries(
+            Map.entry("ttl-cache-jar-rescan", "idle-gap-latency"),
+            Map.entry("gc-pressure-pool-starvation", "gc-pressure"),
+            Map.entry("repeated-construction-classloading", "repeated-construction"),
+            Map.entry("db-row-lock", "db-row-lock"),
+            Map.entry("prototype-bean-creation", "prototype-beans"),
+            Map.entry("lock-contention", "lock-contention"),
+            Map.entry("exceptions-control-flow", "caught-exceptions"),
+            Map.entry("logging-stack-traces", "logging-pressure"),
+            Map.entry("n-plus-one-queries", "chatty-calls"),
+            Map.entry("algorithmic-cpu", "cpu-hotspot"),
+            Map.entry("heap-leak", "heap-leak"));
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -71,6 +72,8 @@ class DiagnoseLabIT {
             "n-plus-one,         true",
             "quadratic-keywords, false",
             "quadratic-keywords, true",
+            "receipt-leak,       false",
+            "receipt-leak,       true",
     })
     void diagnoseNamesTheGroundTruthAndItsFixedTwinDoesNot(String scenario, boolean fixed) throws Exception {
         JsonNode truth = JSON.readTree(Path.of("..", "lab", "src", "main", "resources", "scenarios", scenario + ".json").toFile());

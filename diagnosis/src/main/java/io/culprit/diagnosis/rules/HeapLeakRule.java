@@ -1,0 +1,155 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
+import io.culprit.diagnosis.Rule;
+import io.culprit.diagnosis.Stats;
+import io.culprit.model.Finding;
+import io.culprit.model.Series;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A leak: what the heap holds after each collection climbs through the run, so the objects the
+ * requests allocate outlive them. GC pressure then looks like a heap that is too small, and
+ * growing the heap (gc-pressure's fix) only delays the OutOfMemoryError. The signature is the
+ * floor of the heap after GC: the lowest value in the last third of the windows against the lowest
+ * in the first third (a collection of the old generation brings promoted garbage back down to the
+ * floor, a leak raises the floor), with the values rising steadily with time. JFR's leak profiler
+ * ({@code old-objects}) names the code that allocated the survivors when one site dominates.
+ */
+public final class HeapLeakRule implements Rule {
+    /** Collections enough to see a trend: five windows that end with a GC. */
+    static final int MIN_GC_WINDOWS = 5;
+    /** The heap after GC follows time closely: r ≥ 0.8 of the values against their windows. */
+    static final double MIN_TREND_R = 0.8;
+    /**
+     * The floor rose by 5 % of the maximum heap and by 8 MB: a healthy service's heap after young
+     * collections drifts up by a few MB as survivors are promoted (the lab at 4,000 req/s: ≤ 3 MB in
+     * 10 s), and a 5 % step of a small heap is within its sawtooth.
+     */
+    static final double MIN_GROWTH_SHARE = 0.05;
+    static final double MIN_GROWTH_MB = 8;
+    /** Full within ten minutes at the measured rate: an outage is close, whatever the pauses say now. */
+    static final double FILL_CRITICAL_S = 600;
+    /** A site that allocated a third of the surviving samples is the one to name. */
+    static final double MIN_SITE_SHARE = 0.3;
+    static final int MIN_SAMPLES = 10;
+
+    @Override public String id() { return "heap-leak"; }
+    @Override public String title() { return "The live heap grows: objects outlive their requests"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<Series> heap = ev.series("heap");
+        double[] after = heap.flatMap(s -> s.column("usedAfterGcMb")).orElse(null);
+        if (after == null) return notAssessed("no series heap#usedAfterGcMb");
+        List<double[]> points = new ArrayList<>();  // {seconds since the first window, MB}
+        List<Long> t = heap.get().t();
+        for (int i = 0; i < after.length; i++) {
+            if (Double.isFinite(after[i])) points.add(new double[] {(t.get(i) - t.get(0)) / 1000.0, after[i]});
+        }
+        if (points.size() < MIN_GC_WINDOWS) {
+            return notAssessed("the heap after GC is known in " + points.size() + " windows, fewer than " + MIN_GC_WINDOWS);
+        }
+        double maxMb = ev.stats("heap", "maxMb").map(s -> s.max()).orElse(Double.NaN);
+        int third = Math.max(1, points.size() / 3);
+        double floorFirst = min(points.subList(0, third)), floorLast = min(points.subList(points.size() - third, points.size()));
+        double growth = floorLast - floorFirst;
+        double r = Stats.pearson(points.toArray(new double[0][]));
+        double slope = slope(points);
+        double lastMb = points.get(points.size() - 1)[1];
+        double fillS = slope > 0 && maxMb > lastMb ? (maxMb - lastMb) / slope : Double.NaN;
+
+        Numbers n = new Numbers();
+        String ref = "series/heap#usedAfterGcMb";
+        String floors = "the heap after GC was " + n.tag(Fmt.num(floorFirst), ref) + " MB at its lowest in the first third of the run and "
+                + n.tag(Fmt.num(floorLast), ref) + " MB in the last";
+        Finding.Builder b = finding(Severity.OK).evidence(ref).numbers(n.refs());
+        double minGrowth = Math.max(MIN_GROWTH_MB, Double.isFinite(maxMb) ? MIN_GROWTH_SHARE * maxMb : 0);
+        if (!(growth >= minGrowth) || !(r >= MIN_TREND_R)) {
+            return b.summary(floors + (growth >= minGrowth ? ", but not steadily (r = " + Fmt.num(r) + " against time)" : "")
+                    + ": the live set is not growing.").build();
+        }
+        Numbers leak = new Numbers();
+        String rate = leak.tag(Fmt.num(slope), ref) + " MB/s";
+        String fill = Double.isFinite(fillS) ? "; at that rate the " + leak.tag(Fmt.num(maxMb), "series/heap#maxMb")
+                + " MB heap is full in " + duration(fillS) : "";
+        double perRequestKb = slope * 1024 / ev.stats("requests", "rps").map(s -> s.mean()).filter(x -> x > 0).orElse(Double.NaN);
+        String perRequest = Double.isFinite(perRequestKb) ? ", " + leak.tag(Fmt.num(perRequestKb), ref) + " KB per request" : "";
+        Site site = site(ev, leak);
+        boolean pressure = fillS <= FILL_CRITICAL_S || pausedShare(ev) >= GcPressureRule.PAUSE_SHARE_WARN;
+        b.severity(pressure ? Severity.CRITICAL : Severity.WARN).score(Math.min(1, growth / (Double.isFinite(maxMb) ? maxMb : growth)) + 0.5)
+                .numbers(leak.refs())
+                .summary(floors + ", growing " + rate + perRequest + " (r = " + Fmt.num(r) + ")" + fill
+                        + (site == null ? "" : "; " + site.text) + ".")
+                .explains("gc-pressure").explains("pool-starvation").explains("tail-latency").explains("cpu-saturation")
+                .explanation("What the heap holds after a collection is what the service still references. When that floor"
+                        + " climbs with the requests served, each request leaves objects reachable: a map or list that only"
+                        + " grows, a cache without a bound, listeners or ThreadLocals never removed. The collector works"
+                        + " ever harder on a shrinking free heap, and a bigger heap only delays the OutOfMemoryError.")
+                .fix("Bound what is kept" + (site == null ? "" : " (" + site.what + ")") + ": evict by size or age (an LRU map,"
+                        + " Caffeine's maximumSize or expireAfterWrite), remove what is done with, or keep it outside the heap."
+                        + " Do not size the heap up for it.")
+                .confirm(ev.confirm("dashboard -n 6 -i 10000") + " (the heap's used memory keeps rising from frame to frame)");
+        if (site != null) b.evidence("tables/old-objects#0");
+        b.culprit(site != null && site.site != null ? site.site : "objects kept past their request");
+        return b.build();
+    }
+
+    private static final class Site {
+        final String site, text, what;
+
+        Site(String site, String text, String what) {
+            this.site = site;
+            this.text = text;
+            this.what = what;
+        }
+    }
+
+    /** The allocation site of most of JFR's surviving object samples, when one dominates. */
+    private static Site site(Evidence ev, Numbers n) {
+        Optional<Table> old = ev.rows("old-objects");
+        if (old.isEmpty()) return null;
+        Table t = old.get();
+        double samples = Evidence.meta(t, "samples");
+        double share = t.number(0, "share");
+        if (!(samples >= MIN_SAMPLES) || !(share >= MIN_SITE_SHARE)) return null;
+        String site = t.text(0, "site");
+        String cls = Evidence.text(t, 0, "topClass");
+        // A recording without stacks for these samples (JDK's default.jfc) still says what was kept.
+        boolean located = !site.startsWith("(");
+        String what = (cls.isEmpty() ? "objects" : cls) + (located ? " allocated at " + site : "");
+        return new Site(located ? site : null, n.tag(Fmt.pct(share), "tables/old-objects#0") + " of the "
+                + n.tag(Fmt.num(samples), "tables/old-objects") + " object samples that survived the run were " + what, what);
+    }
+
+    private static double pausedShare(Evidence ev) {
+        double seconds = ev.observedSeconds();
+        return ev.stats("gc", "pauseSumMs").map(s -> s.sum() / (seconds * 1000)).orElse(0.0);
+    }
+
+    private static double min(List<double[]> points) {
+        return points.stream().mapToDouble(p -> p[1]).min().orElse(Double.NaN);
+    }
+
+    /** Least-squares slope of MB against seconds. */
+    private static double slope(List<double[]> points) {
+        double mx = points.stream().mapToDouble(p -> p[0]).average().orElse(0);
+        double my = points.stream().mapToDouble(p -> p[1]).average().orElse(0);
+        double sxy = 0, sxx = 0;
+        for (double[] p : points) {
+            sxy += (p[0] - mx) * (p[1] - my);
+            sxx += (p[0] - mx) * (p[0] - mx);
+        }
+        return sxx > 0 ? sxy / sxx : Double.NaN;
+    }
+
+    private static String duration(double seconds) {
+        return seconds < 120 ? Fmt.num(seconds) + " s" : Fmt.num(seconds / 60) + " min";
+    }
+}
