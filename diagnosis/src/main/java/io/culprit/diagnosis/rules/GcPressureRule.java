@@ -48,6 +48,10 @@ public final class GcPressureRule implements Rule {
     static final double RESIZE_SHARE = 0.05;
     /** Fewer pool waiters than this are no queue (see {@link #steadyQueue}). */
     static final double QUEUE_MIN_WAITERS = 2;
+    /** A heap committed to 95 % of its maximum has no room left to grow into. */
+    static final double COMMITTED_AT_MAX = 0.95;
+    /** Seven tenths of the maximum surviving collection leaves too little room to allocate in. */
+    static final double LIVE_SHARE_AT_MAX = 0.7;
     /** An allocation site worth naming carries a fifth of the sampled bytes. */
     static final double MIN_SITE_SHARE = 0.2;
 
@@ -129,15 +133,46 @@ public final class GcPressureRule implements Rule {
                     .explains("thread-oversubscription");
         }
         if (share >= PAUSE_SHARE_WARN) b.explains("cpu-saturation");
+        double liveShare = liveShareAtMax(ev);
+        String fix = liveShare >= LIVE_SHARE_AT_MAX
+                // The heap already spans -Xmx: pinning -Xms changes nothing, only room for the live set does.
+                ? "The heap is at its maximum and what survives collection fills " + Fmt.pct(liveShare) + " of it, so"
+                        + " -Xms equal to -Xmx would change nothing: raise -Xmx to two to three times the live set, or keep"
+                        + " less" + keptSite(ev) + ". If the heap after GC keeps climbing, that is a leak (heap-leak)."
+                : "Give the heap room and fix its size: -Xms equal to -Xmx (e.g. -Xms2g -Xmx2g) so it neither"
+                        + " runs below MinHeapFreeRatio nor resizes under load; then cut allocation per request.";
         return b.culprit(collector.isEmpty() ? "heap sizing" : collector + " heap sizing")
                 .explanation("Each pause freezes every request thread, including those holding pooled connections or"
                         + " locks; others queue behind them, so a few percent of paused time becomes seconds of tail"
                         + " latency. A heap that runs below the collector's free-ratio threshold or resizes under"
                         + " load collects more often and pauses longer.")
-                .fix("Give the heap room and fix its size: -Xms equal to -Xmx (e.g. -Xms2g -Xmx2g) so it neither"
-                        + " runs below MinHeapFreeRatio nor resizes under load; then cut allocation per request.")
+                .fix(fix)
                 .confirm(ev.confirm("dashboard -n 5 -i 2000") + " (heap used/committed and GC per interval)")
                 .build();
+    }
+
+    /**
+     * The heap after GC as a share of the maximum heap, when the heap is committed to its maximum
+     * (in the last third of the run); NaN when it still has room to grow. A service that keeps 240 MB
+     * in a 300 MB heap was told "-Xms equal to -Xmx" for a heap that already spanned -Xmx.
+     */
+    private static double liveShareAtMax(Evidence ev) {
+        double max = ev.stats("heap", "maxMb").map(ColumnStats::max).orElse(Double.NaN);
+        double committed = ev.stats("heap", "committedMb").map(ColumnStats::lastThird).orElse(Double.NaN);
+        double live = ev.stats("heap", "usedAfterGcMb").map(ColumnStats::lastThird).orElse(Double.NaN);
+        return max > 0 && committed >= COMMITTED_AT_MAX * max ? live / max : Double.NaN;
+    }
+
+    /** ", such as the byte[] allocated at X" when JFR's leak profiler saw one site make most of what survived. */
+    private static String keptSite(Evidence ev) {
+        Optional<Table> old = ev.rows("old-objects");
+        if (old.isEmpty() || !(old.get().number(0, "share") >= HeapLeakRule.MIN_SITE_SHARE)
+                || !(Evidence.meta(old.get(), "samples") >= HeapLeakRule.MIN_SAMPLES) || old.get().text(0, "site").startsWith("(")) {
+            return "";
+        }
+        String cls = Evidence.text(old.get(), 0, "topClass");
+        return ", such as the " + (cls.isEmpty() ? "objects" : cls) + " allocated at " + old.get().text(0, "site")
+                + " (" + Fmt.pct(old.get().number(0, "share")) + " of the sampled survivors)";
     }
 
     private static String r(double r) {

@@ -56,6 +56,30 @@ class GcAndPoolRulesTest {
     }
 
     /**
+     * A service outside the lab kept 240 MB in a static list in a 300 MB heap (-Xmx300m): 11 % of
+     * wall time paused, heap free after GC 2 %. The heap spanned -Xmx, so "-Xms equal to -Xmx" was
+     * no fix; room for the live set, or keeping less, is.
+     */
+    @Test
+    void aHeapAtItsMaximumFullOfLiveDataIsToldToGrowOrKeepLess() {
+        var ev = CaseBuilder.in(dir, 10, 2).series("gc", 1000, "pauseSumMs", flat(10, 110), "pauseCount", flat(10, 6))
+                .series("heap", 1000, "usedAfterGcMb", flat(10, 293), "committedMb", flat(10, 300), "maxMb", flat(10, 300))
+                .tableWithMeta("old-objects", java.util.Map.of("samples", 40),
+                        row("site", "blind.Api.audit", "topClass", "byte[]", "samples", 36, "share", 0.9))
+                .evidence();
+        Finding f = new GcPressureRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.fix()).startsWith("The heap is at its maximum and what survives collection fills 98 % of it")
+                .contains("raise -Xmx", "such as the byte[] allocated at blind.Api.audit (90 % of the sampled survivors)", "heap-leak")
+                .doesNotContain("-Xms2g");
+        // With room left to grow into, pinning the heap's size is still the advice.
+        var roomy = CaseBuilder.in(dir.resolve("b"), 10, 2).series("gc", 1000, "pauseSumMs", flat(10, 110), "pauseCount", flat(10, 6))
+                .series("heap", 1000, "usedAfterGcMb", flat(10, 200), "committedMb", flat(10, 256), "maxMb", flat(10, 2048))
+                .evidence();
+        assertThat(new GcPressureRule().evaluate(roomy).fix()).startsWith("Give the heap room and fix its size: -Xms equal to -Xmx");
+    }
+
+    /**
      * CI, the gc-pool-starvation faulty twin over 10 s: the gc series' windows are aligned to the
      * clock, so it had 11, the last a few ms long and empty. The share is over the time observed.
      */
