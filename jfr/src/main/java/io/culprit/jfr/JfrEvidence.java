@@ -4,6 +4,7 @@ import io.culprit.jfr.collect.AllocationCollector;
 import io.culprit.jfr.collect.ClassLoadingCollector;
 import io.culprit.jfr.collect.DbWaitCollector;
 import io.culprit.jfr.collect.OldObjectCollector;
+import io.culprit.jfr.collect.RequestWaitCollector;
 import io.culprit.jfr.collect.EventCollector;
 import io.culprit.jfr.collect.ExceptionCollector;
 import io.culprit.jfr.collect.GcCollector;
@@ -36,7 +37,7 @@ public final class JfrEvidence {
     private final JvmInfoCollector jvm = new JvmInfoCollector();
     private final List<EventCollector> collectors = List.of(new GcCollector(), new HeapCollector(),
             new RuntimeCollector(), exceptions, classLoading, new LockCollector(), new HotspotCollector(),
-            new AllocationCollector(), new OldObjectCollector(), new DbWaitCollector(), jvm);
+            new AllocationCollector(), new OldObjectCollector(), new DbWaitCollector(), new RequestWaitCollector(), jvm);
     private final Map<String, List<EventCollector>> byEvent = new HashMap<>();
     private long firstMs = Long.MAX_VALUE;
     private long lastMs = Long.MIN_VALUE;

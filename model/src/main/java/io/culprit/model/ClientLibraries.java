@@ -22,7 +22,24 @@ public final class ClientLibraries {
         "com.netflix.hystrix.", "org.eclipse.jetty.client."
     };
 
+    /**
+     * The clients whose calls culprit's framework probes time (agent/probe: HikariCP's proxies, the
+     * JDK's HttpClient, Apache HttpClient 5, OkHttp, Jedis, Lettuce, Spring's RestTemplate, RestClient
+     * and WebClient): a wait inside them is already a call in the {@code calls} table.
+     */
+    private static final String[] PROBED = {
+        "com.zaxxer.hikari.", "java.net.http.", "jdk.internal.net.http.", "org.apache.hc.client5.", "okhttp3.",
+        "redis.clients.jedis.", "io.lettuce.", "org.springframework.http.client.",
+        "org.springframework.web.reactive.function.client."
+    };
+
     private ClientLibraries() { }
+
+    /** A frame inside a client whose calls the framework probes time. */
+    public static boolean isProbed(String frame) {
+        for (String p : PROBED) if (frame.startsWith(p)) return true;
+        return false;
+    }
 
     /** A frame ({@code class.method:line}) or class name of a pool, driver, template or ORM. */
     public static boolean isDataAccess(String frame) {

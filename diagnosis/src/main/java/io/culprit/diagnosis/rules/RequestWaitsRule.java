@@ -1,0 +1,76 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
+import io.culprit.diagnosis.Numbers;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.Optional;
+
+/**
+ * Requests that wait off the CPU where no other hypothesis looks: in a sleep (a back-off, a
+ * throttle, a polling loop) or on a socket or file that no framework probe times (a client
+ * culprit does not know). A service outside the lab whose requests slept 15 ms of their 16 got
+ * "no root cause found", as did one whose requests read a raw TCP backend for 30 ms of their 31:
+ * nothing was hot, nothing contended, no known call was slow. JFR saw both waits with their stacks.
+ */
+public final class RequestWaitsRule implements Rule {
+    /** A fifth of the mean request spent waiting there is worth a fix. */
+    static final double SHARE_WARN = 0.2;
+    /** Half of it: the wait is the request. */
+    static final double SHARE_CRITICAL = 0.5;
+
+    @Override public String id() { return "request-waits"; }
+    @Override public String title() { return "Requests sleep or wait on I/O no probe times"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<Table> table = ev.table("request-waits");
+        if (table.isEmpty()) return notAssessed("no table request-waits");
+        double requests = ev.requestCount();
+        double meanMs = ev.meanLatencyMs();
+        if (!(requests > 0) || !(meanMs > 0)) return notAssessed("needs the request count and their latency");
+        Table t = table.get();
+        if (t.isEmpty()) {
+            return finding(Severity.OK).evidence("tables/request-waits")
+                    .summary("no request thread slept or waited on unprobed I/O over JFR's thresholds (1 ms sleeps, 5 ms I/O).").build();
+        }
+        String kind = t.text(0, "kind");
+        String target = t.text(0, "target");
+        String site = t.text(0, "site");
+        double perRequestMs = t.number(0, "waitMs") / requests;
+        double share = Math.min(1, perRequestMs / meanMs);
+        Numbers n = new Numbers();
+        String ref = "tables/request-waits#0";
+        String what = kind.equals("sleep") ? "slept " + n.tag(Fmt.ms(perRequestMs), ref) + " per request in Thread.sleep"
+                : "waited " + n.tag(Fmt.ms(perRequestMs), ref) + " per request " + (kind.equals("socket")
+                        ? "reading from " + target + ", a socket no probe times" : "on file I/O (" + target + ")");
+        String summary = "request threads " + what + " at " + site + ": " + n.tag(Fmt.pct(share), ref) + " of the mean request's "
+                + Fmt.ms(meanMs) + " (" + n.tag(Fmt.num(t.number(0, "events")), ref) + " waits, the longest "
+                + n.tag(Fmt.ms(t.number(0, "maxMs")), ref) + ")";
+        Finding.Builder b = finding(Severity.OK).evidence("tables/request-waits").evidence("series/requests#rps");
+        if (share < SHARE_WARN) return b.summary(summary + ": too small a share to be the cause.").numbers(n.refs()).build();
+        String cls = Frames.classAndMethod(site);
+        String confirm = cls == null ? null : ev.confirm("trace " + cls + " '#cost > " + Fmt.num(Math.max(1, Math.floor(perRequestMs / 2)))
+                + "'") + " (the time each call of " + Frames.shortName(site) + " spends there)";
+        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).numbers(n.refs())
+                .summary(summary + ".").culprit(site)
+                .explains("tail-latency").explains("container-queue").explains("thread-oversubscription")
+                .explanation(kind.equals("sleep")
+                        ? "A request thread that sleeps adds the sleep to its response and holds its server thread meanwhile:"
+                                + " the container can serve no more requests at once than it has threads, whatever the CPUs do."
+                        : "The requests wait for a dependency reached through a client culprit's probes do not time, so no"
+                                + " call table shows it; JFR's I/O events do, with the code that waited.")
+                .fix(kind.equals("sleep")
+                        ? "Do not sleep on a request thread: retry on a scheduler or asynchronously, reject instead of"
+                                + " waiting when throttling (a rate limiter's tryAcquire), or answer asynchronously"
+                                + " (DeferredResult, CompletableFuture); if the wait must stay, shorten it."
+                        : "Make the wait shorter or rarer: cache what " + target + " answers, batch the calls, call it"
+                                + " asynchronously or in parallel with the rest of the request, and give it a timeout.")
+                .confirm(confirm)
+                .build();
+    }
+}

@@ -1,0 +1,106 @@
+package io.culprit.jfr.collect;
+
+import io.culprit.model.ClientLibraries;
+import io.culprit.model.Table;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import jdk.jfr.consumer.RecordedEvent;
+
+/**
+ * Table {@code request-waits}: time request threads spend off the CPU in a sleep or in blocking
+ * socket or file I/O that no framework probe times, by what they waited on and the application
+ * code that waited. A service's latency can be made of a back-off that sleeps, or of a dependency
+ * behind a client culprit does not know (a raw socket, gRPC, LDAP, SMTP, a cache's own protocol):
+ * JFR sees both ({@code jdk.ThreadSleep}, {@code jdk.SocketRead}, {@code jdk.FileRead}) where
+ * the probes see nothing. A wait is on a request's path when its stack runs through a server's
+ * request entry; one inside a probed client is left to the {@code calls} table. Only waits over
+ * the events' thresholds in culprit.jfc are seen (1 ms sleeps, 5 ms I/O), so the totals are a floor.
+ */
+public final class RequestWaitCollector implements EventCollector {
+    private static final int TOP = 20;
+    /** Frames through which a server hands a thread a request (servlet containers, WebFlux, Jetty, Undertow). */
+    private static final String[] REQUEST_ENTRIES = {
+        "jakarta.servlet.http.HttpServlet.service", "javax.servlet.http.HttpServlet.service",
+        "org.apache.catalina.connector.CoyoteAdapter.service", "org.springframework.web.reactive.DispatcherHandler.",
+        "org.eclipse.jetty.server.Server.handle", "io.undertow.server.Connectors.executeRootHandler"
+    };
+
+    private static final class Row {
+        final String kind, target, site;
+        long events;
+        double waitMs, maxMs;
+        final StackCounter stacks = new StackCounter();
+
+        Row(String kind, String target, String site) {
+            this.kind = kind;
+            this.target = target;
+            this.site = site;
+        }
+    }
+
+    private final Map<String, Row> rows = new HashMap<>();
+
+    @Override
+    public Set<String> events() {
+        return Set.of("jdk.ThreadSleep", "jdk.SocketRead", "jdk.SocketWrite", "jdk.FileRead", "jdk.FileWrite");
+    }
+
+    @Override
+    public void accept(RecordedEvent e) {
+        List<String> stack = Frames.of(e.getStackTrace());
+        if (!onRequestPath(stack)) return;
+        String site = null;
+        for (String f : stack) {
+            if (ClientLibraries.isProbed(f)) return;
+            if (site == null && !Frames.isJdk(f) && !ClientLibraries.isClient(f)) site = Frames.method(f);
+        }
+        String type = e.getEventType().getName();
+        String kind, target;
+        switch (type) {
+            case "jdk.ThreadSleep": kind = "sleep"; target = "Thread.sleep"; break;
+            case "jdk.SocketRead": case "jdk.SocketWrite":
+                kind = "socket";
+                String host = e.getString("host");
+                target = (host == null || host.isEmpty() ? e.getString("address") : host) + ":" + e.getInt("port");
+                break;
+            default: kind = "file"; target = String.valueOf(e.getString("path"));
+        }
+        String waiter = site == null ? "?" : site;
+        double ms = EventCollector.ms(e.getDuration());
+        Row r = rows.computeIfAbsent(kind + '\n' + target + '\n' + waiter, k -> new Row(kind, target, waiter));
+        r.events++;
+        r.waitMs += ms;
+        r.maxMs = Math.max(r.maxMs, ms);
+        r.stacks.add(stack);
+    }
+
+    private static boolean onRequestPath(List<String> stack) {
+        for (int i = stack.size() - 1; i >= 0; i--) {
+            for (String entry : REQUEST_ENTRIES) if (stack.get(i).startsWith(entry)) return true;
+        }
+        return false;
+    }
+
+    @Override
+    public List<Table> tables(Observation o) {
+        List<Row> sorted = new ArrayList<>(rows.values());
+        sorted.sort((a, b) -> Double.compare(b.waitMs, a.waitMs));
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Row r : sorted.subList(0, Math.min(TOP, sorted.size()))) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("kind", r.kind);
+            m.put("target", r.target);
+            m.put("site", r.site);
+            m.put("events", r.events);
+            m.put("waitMs", r.waitMs);
+            m.put("maxMs", r.maxMs);
+            m.put("stack", r.stacks.top());
+            out.add(m);
+        }
+        return List.of(new Table("request-waits", List.of("kind", "target", "site", "events", "waitMs", "maxMs", "stack"), out, o.meta()));
+    }
+}
