@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * JFR's leak profiler through culprit's reading of a recording: the samples are written when the
- * recording stops, after the measured window, and must still be read; of those allocated inside the
- * window, the ones a method kept are named by that method; garbage allocated beside them is not.
+ * recording stops, after the measured window, and must still be read; the objects a method kept
+ * are named by that method; garbage allocated beside them is not.
  */
 class OldObjectsTest {
     /** What the workload keeps: the leak. */
