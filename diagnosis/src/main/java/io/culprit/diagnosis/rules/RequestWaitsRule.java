@@ -47,7 +47,7 @@ public final class RequestWaitsRule implements Rule {
         String ref = "tables/request-waits#0";
         String what = kind.equals("sleep") ? "slept " + n.tag(Fmt.ms(perRequestMs), ref) + " per request in Thread.sleep"
                 : "waited " + n.tag(Fmt.ms(perRequestMs), ref) + " per request " + (kind.equals("socket")
-                        ? "reading from " + target + ", a socket no probe times" : "on file I/O (" + target + ")");
+                        ? "on the socket to " + target + ", which no probe times," : "on file I/O (" + target + ")");
         String summary = "request threads " + what + " at " + site + ": " + n.tag(Fmt.pct(share), ref) + " of the mean request's "
                 + Fmt.ms(meanMs) + " (" + n.tag(Fmt.num(t.number(0, "events")), ref) + " waits, the longest "
                 + n.tag(Fmt.ms(t.number(0, "maxMs")), ref) + ")";

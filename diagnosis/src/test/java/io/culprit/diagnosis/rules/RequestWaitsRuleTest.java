@@ -33,7 +33,7 @@ class RequestWaitsRuleTest {
     void aRawSocketDependencyIsNamedByItsAddressAndTheCodeThatWaited() {
         Finding f = new RequestWaitsRule().evaluate(Fixtures.evidence("outside-raw-socket"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
-        assertThat(f.summary()).startsWith("request threads waited 28.5 ms per request reading from localhost:33499, a socket no probe times"
+        assertThat(f.summary()).startsWith("request threads waited 28.5 ms per request on the socket to localhost:33499, which no probe times,"
                 + " at blind.BlindApp$Api.quote: 92 % of the mean request's 31 ms");
         assertThat(f.culprit()).isEqualTo("blind.BlindApp$Api.quote");
         assertThat(f.fix()).contains("cache what localhost:33499 answers");

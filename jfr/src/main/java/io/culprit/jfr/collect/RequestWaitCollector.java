@@ -17,7 +17,8 @@ import jdk.jfr.consumer.RecordedEvent;
  * behind a client culprit does not know (a raw socket, gRPC, LDAP, SMTP, a cache's own protocol):
  * JFR sees both ({@code jdk.ThreadSleep}, {@code jdk.SocketRead}, {@code jdk.FileRead}) where
  * the probes see nothing. A wait is on a request's path when its stack runs through a server's
- * request entry; one inside a probed client is left to the {@code calls} table. Only waits over
+ * request entry; one inside a probed client is left to the {@code calls} table, and one in the
+ * server's own code (the response written to a slow client) is not a dependency. Only waits over
  * the events' thresholds in culprit.jfc are seen (1 ms sleeps, 5 ms I/O), so the totals are a floor.
  */
 public final class RequestWaitCollector implements EventCollector {
@@ -27,6 +28,15 @@ public final class RequestWaitCollector implements EventCollector {
         "jakarta.servlet.http.HttpServlet.service", "javax.servlet.http.HttpServlet.service",
         "org.apache.catalina.connector.CoyoteAdapter.service", "org.springframework.web.reactive.DispatcherHandler.",
         "org.eclipse.jetty.server.Server.handle", "io.undertow.server.Connectors.executeRootHandler"
+    };
+
+    /**
+     * The servers' own code: a socket wait there is the server reading the request or writing the
+     * response to its client (Tomcat's {@code NioChannel.write} under a slow reader), not a dependency.
+     */
+    private static final String[] SERVERS = {
+        "org.apache.tomcat.", "org.apache.coyote.", "org.apache.catalina.", "org.eclipse.jetty.", "io.undertow.", "org.xnio.",
+        "reactor.netty.http.server.", "io.netty."
     };
 
     private static final class Row {
@@ -70,6 +80,7 @@ public final class RequestWaitCollector implements EventCollector {
             default: kind = "file"; target = String.valueOf(e.getString("path"));
         }
         String waiter = site == null ? "?" : site;
+        for (String server : SERVERS) if (waiter.startsWith(server)) return;
         double ms = EventCollector.ms(e.getDuration());
         Row r = rows.computeIfAbsent(kind + '\n' + target + '\n' + waiter, k -> new Row(kind, target, waiter));
         r.events++;
