@@ -48,4 +48,40 @@ class SampledExceptionsTest {
         int miss = ExceptionEvidenceTest.rowWhere(cl, "name", "does.not.Exist");
         assertThat(cl.number(miss, "count")).isCloseTo(ex.number(row, "count"), within(1.0));
     }
+
+    /**
+     * Class misses among many other throwables are scaled by the share of all exception events
+     * kept, not by class misses over all throwables: CI's binding-exceptions run (68 other throwables
+     * per request) once turned a few class misses into "68 class misses per request".
+     */
+    @Test
+    void classMissesAmongOtherThrowablesAreScaledByTheShareOfAllEvents() throws Exception {
+        Path out = Files.createTempFile("culprit-test", ".jfr");
+        out.toFile().deleteOnExit();
+        long calls = 0;
+        try (Recording r = new Recording(CulpritSettings.configuration())) {
+            r.start();
+            for (int slice = 0; slice < 12; slice++) {
+                if (slice % 2 == 0) r.enable("jdk.JavaExceptionThrow").withStackTrace();
+                else r.disable("jdk.JavaExceptionThrow");
+                calls += Recordings.paced(500, 250, () -> {
+                    for (int i = 0; i < 9; i++) {
+                        try {
+                            throw new IllegalStateException("not a class miss");
+                        } catch (IllegalStateException ignored) {
+                            // swallowed, as binding errors are
+                        }
+                    }
+                    ExceptionEvidenceTest.lookUpMissingClass();
+                });
+            }
+            r.stop();
+            r.dump(out);
+        }
+        JfrEvidence ev = JfrFiles.read(out);
+        Table cl = ev.tables(ev.observed(0)).get("classloading");
+        double misses = cl.number(ExceptionEvidenceTest.rowWhere(cl, "name", "does.not.Exist"), "count");
+        System.out.printf("class misses: %d made, %.0f counted%n", calls, misses);
+        assertThat(misses).isCloseTo(calls, within(calls * 0.25));
+    }
 }

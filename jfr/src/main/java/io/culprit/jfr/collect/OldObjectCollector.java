@@ -69,11 +69,11 @@ public final class OldObjectCollector implements EventCollector {
     @Override
     public List<Table> tables(Observation o) {
         Map<String, List<Sample>> bySite = new HashMap<>();
-        int inside = 0;
+        int counted = 0;
         for (Sample s : samples) {
             if (s.allocatedMs > o.endMs()) continue;
             bySite.computeIfAbsent(s.site, k -> new ArrayList<>()).add(s);
-            inside++;
+            counted++;
         }
         if (samples.isEmpty()) return List.of();
         List<Map.Entry<String, List<Sample>>> sorted = new ArrayList<>(bySite.entrySet());
@@ -94,7 +94,7 @@ public final class OldObjectCollector implements EventCollector {
             r.put("site", e.getKey());
             r.put("topClass", types.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null));
             r.put("samples", ss.size());
-            r.put("share", (double) ss.size() / inside);
+            r.put("share", (double) ss.size() / counted);
             // When in the observation the survivors were allocated: young garbage no collection reached
             // yet sits at its end. The JVM's queue fills with the first survivors and then takes a new
             // candidate only over the sample that stands for the fewest bytes, so a leak's sit early.
@@ -104,7 +104,7 @@ public final class OldObjectCollector implements EventCollector {
             rows.add(r);
         }
         Map<String, Object> meta = o.meta();
-        meta.put("samples", inside);
+        meta.put("samples", counted);
         meta.put("samplesAll", samples.size());
         if (emittedMs != Long.MIN_VALUE) meta.put("emittedMs", emittedMs);
         return List.of(new Table("old-objects", List.of("site", "topClass", "samples", "share", "firstS", "medianS", "stack"), rows, meta));
