@@ -59,16 +59,21 @@ final class AppExecutors {
         }
     }
 
-    /** Sums over the executors for series {@code pools} (executorMax: of the bounded ones); none when none was seen. */
+    /** Sums over the bounded executors for series {@code pools}; none when none was seen. */
     void sample(Map<String, Double> row) {
         if (seen.isEmpty()) return;
         double active = 0, queued = 0, max = 0;
         for (ThreadPoolExecutor e : seen) {
             if (e.isTerminated()) continue;
-            active += e.getActiveCount();
-            queued += e.getQueue().size();
             int m = e.getMaximumPoolSize();
-            if (m != Integer.MAX_VALUE) max += m;  // a cached pool has no maximum: it would drown the sum
+            // A cached pool has no maximum: it would drown the sum, and its busy threads would read as
+            // filling the bounded pools' (a service's pool of 2 looked full with a cached pool beside it).
+            if (m == Integer.MAX_VALUE) continue;
+            active += e.getActiveCount();
+            max += m;
+            // A scheduled pool's queue holds timers waiting for their time, not tasks waiting for a thread
+            // (the lab's Hystrix timer: ~6,000), so it is no backlog.
+            if (!(e instanceof java.util.concurrent.ScheduledThreadPoolExecutor)) queued += e.getQueue().size();
         }
         row.put("executorActive", active);
         row.put("executorQueued", queued);

@@ -131,7 +131,7 @@ public final class LockContentionRule implements Rule {
                         + (!owner.isEmpty() && culprit != null ? ", held at " + culprit + (ownerThread.isEmpty() ? "" : " by " + ownerThread) : "")
                         + (path.isEmpty() ? "" : ", waiters at " + path)
                         + (lookup ? "; the lock is taken inside class or resource lookup" : "")
-                        + second(t, top, requestMs, n) + ".")
+                        + second(t, top, requestMs, n) + (handOff && executorsFull(ev) ? executors(ev, n) : "") + ".")
                 .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .explanation(handOff
@@ -140,7 +140,11 @@ public final class LockContentionRule implements Rule {
                         + " The waiters' path shows which call hands off."
                         : "Every request that needs this lock waits for the one holding it; the wait grows with"
                         + " concurrency while the CPU stays partly idle. The owner's stack shows the code holding it.")
-                .fix(handOff
+                .fix(handOff && executorsFull(ev)
+                        ? "The pool the requests hand their tasks to is full, and the tasks queue: give it threads for"
+                        + " its work (task rate × task time, by Little's Law), or hand it fewer tasks (batch them, run"
+                        + " cheap ones on the request thread); a queue that keeps growing needs a bound and a rejection."
+                        : handOff
                         // A hand-off has no lock to shorten: the cure is not handing off what need not be.
                         ? "Run work that neither blocks nor calls out on the request thread instead of handing it to"
                         + " a pool (Hystrix: execution.isolation.strategy=SEMAPHORE, or no command at all for local"
@@ -151,6 +155,26 @@ public final class LockContentionRule implements Rule {
                 // thread -b names a lock's holder; a hand-off has none: the call paths into the wait show who hands off.
                 .confirm(handOff ? handOffConfirm(ev, culprit) : ev.confirm("thread -b") + " or \"profiler start --event lock\"")
                 .build();
+    }
+
+    /** Every executor thread busy in most windows: {@link ContainerQueueRule#FULL_SHARE}. */
+    private static boolean executorsFull(Evidence ev) {
+        return ev.fill("pools", "executorActive", "executorMax").map(f -> f.windows >= ContainerQueueRule.MIN_WINDOWS
+                && f.share() >= ContainerQueueRule.FULL_SHARE).orElse(false);
+    }
+
+    /**
+     * How full the application's executors were, when every thread was busy in most windows: a
+     * hand-off waits longest when its tasks queue behind a full pool.
+     */
+    private static String executors(Evidence ev, Numbers n) {
+        Optional<Evidence.Fill> fill = ev.fill("pools", "executorActive", "executorMax");
+        if (fill.isEmpty() || fill.get().windows == 0) return "";
+        double queued = ev.stats("pools", "executorQueued").map(s -> s.mean()).orElse(Double.NaN);
+        return "; the application's executors had all " + n.tag(Fmt.num(fill.get().capacity), "series/pools#executorMax")
+                + " threads busy in " + n.tag(Fmt.pct(fill.get().share()), "series/pools#executorActive") + " of "
+                + fill.get().windows + " windows" + (queued > 0 ? ", " + n.tag(Fmt.num(queued), "series/pools#executorQueued")
+                        + " tasks queued on average" : "");
     }
 
     /**

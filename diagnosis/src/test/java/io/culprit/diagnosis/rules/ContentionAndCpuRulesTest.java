@@ -18,6 +18,22 @@ import org.junit.jupiter.api.io.TempDir;
 class ContentionAndCpuRulesTest {
     @TempDir Path dir;
 
+    /**
+     * A service outside the lab hands 4 remote lookups per request to a pool of 2 and joins them:
+     * the requests wait on the futures, and the pool is the bottleneck, which the fix must size.
+     */
+    @Test
+    void requestsWaitingOnFuturesOfAFullPoolAreTheHandOffWithThePoolsNumbers() {
+        Finding f = new LockContentionRule().evaluate(Fixtures.evidence("outside-executor-queue"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).contains("on java.util.concurrent.FutureTask (park,", "waiting for work handed to other threads",
+                "waiters at blind.BlindApp$Api.fanout:70", "the application's executors had all 2 threads busy in 94 % of 16 windows");
+        assertThat(f.fix()).startsWith("The pool the requests hand their tasks to is full");
+        // The lab's Hystrix pools are not full: its timer-lock verdict keeps the hand-off fix without pool sizing.
+        Finding timer = new LockContentionRule().evaluate(Fixtures.evidence("timer-lock-log-storm"));
+        assertThat(timer.summary()).doesNotContain("executors");
+    }
+
     @Test
     void lockContentionNamesTheOwnerFrame() {
         Finding f = new LockContentionRule().evaluate(Fixtures.evidence("timer-lock-log-storm"));

@@ -102,7 +102,17 @@ public final class LockCollector implements EventCollector {
      */
     public static boolean isLock(String cls) {
         if (cls.contains("ConditionObject")) return false;
-        return cls.contains("Lock") || cls.endsWith("Sync") || cls.contains("Semaphore");
+        return cls.contains("Lock") || cls.endsWith("Sync") || cls.contains("Semaphore") || isFuture(cls);
+    }
+
+    /**
+     * A thread waiting for a task's result ({@code Future.get}, {@code CompletableFuture.join}): a
+     * hand-off wait. Only callers of get or join park on these, never a pool's idle workers. A service
+     * whose requests waited 140 ms of their 171 for 4 tasks queued behind 2 pool threads showed
+     * "no root cause" while these parks were left out.
+     */
+    private static boolean isFuture(String cls) {
+        return cls.equals("java.util.concurrent.FutureTask") || cls.equals("java.util.concurrent.CompletableFuture$Signaller");
     }
 
     private Group group(String cls, String kind) {

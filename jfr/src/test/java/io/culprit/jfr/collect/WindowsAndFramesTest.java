@@ -41,6 +41,11 @@ class WindowsAndFramesTest {
                 .isEqualTo("org.springframework.util.ClassUtils.forName:284");
         assertThat(LockCollector.isLock("java.util.concurrent.locks.ReentrantLock$NonfairSync")).isTrue();
         assertThat(LockCollector.isLock("java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject")).isFalse();
+        assertThat(LockCollector.isLock("java.util.concurrent.FutureTask")).isTrue();
+        assertThat(LockCollector.isLock("java.util.concurrent.CompletableFuture$Signaller")).isTrue();
+        // Idle workers waiting for a task park on their queue or pool: not a wait for anyone's result.
+        assertThat(LockCollector.isLock("java.util.concurrent.SynchronousQueue$TransferStack")).isFalse();
+        assertThat(LockCollector.isLock("java.util.concurrent.ForkJoinPool")).isFalse();
     }
 
     @Test
