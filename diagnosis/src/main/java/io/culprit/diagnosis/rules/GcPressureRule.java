@@ -165,14 +165,8 @@ public final class GcPressureRule implements Rule {
 
     /** ", such as the byte[] allocated at X" when JFR's leak profiler saw one site make most of what survived. */
     private static String keptSite(Evidence ev) {
-        Optional<Table> old = ev.rows("old-objects");
-        if (old.isEmpty() || !(old.get().number(0, "share") >= HeapLeakRule.MIN_SITE_SHARE)
-                || !(Evidence.meta(old.get(), "samples") >= HeapLeakRule.MIN_SAMPLES) || old.get().text(0, "site").startsWith("(")) {
-            return "";
-        }
-        String cls = Evidence.text(old.get(), 0, "topClass");
-        return ", such as the " + (cls.isEmpty() ? "objects" : cls) + " allocated at " + old.get().text(0, "site")
-                + " (" + Fmt.pct(old.get().number(0, "share")) + " of the sampled survivors)";
+        HeapLeakRule.Site kept = HeapLeakRule.site(ev, new Numbers());
+        return kept == null || kept.site == null ? "" : ", such as the " + kept.what + " (" + Fmt.pct(kept.share) + " of the sampled survivors)";
     }
 
     private static String r(double r) {

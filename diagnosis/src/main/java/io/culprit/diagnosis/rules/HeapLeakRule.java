@@ -101,18 +101,21 @@ public final class HeapLeakRule implements Rule {
         return b.build();
     }
 
-    private static final class Site {
+    /** What survived: {@code site} null when the samples had no stacks; {@code what} the type and, with stacks, its site. */
+    static final class Site {
         final String site, text, what;
+        final double share;
 
-        Site(String site, String text, String what) {
+        Site(String site, String text, String what, double share) {
             this.site = site;
             this.text = text;
             this.what = what;
+            this.share = share;
         }
     }
 
-    /** The allocation site of most of JFR's surviving object samples, when one dominates. */
-    private static Site site(Evidence ev, Numbers n) {
+    /** The allocation site of most of JFR's surviving object samples, when one dominates; gc-pressure's fix names it too. */
+    static Site site(Evidence ev, Numbers n) {
         Optional<Table> old = ev.rows("old-objects");
         if (old.isEmpty()) return null;
         Table t = old.get();
@@ -125,7 +128,7 @@ public final class HeapLeakRule implements Rule {
         boolean located = !site.startsWith("(");
         String what = (cls.isEmpty() ? "objects" : cls) + (located ? " allocated at " + site : "");
         return new Site(located ? site : null, n.tag(Fmt.pct(share), "tables/old-objects#0") + " of the "
-                + n.tag(Fmt.num(samples), "tables/old-objects") + " object samples that survived the run were " + what, what);
+                + n.tag(Fmt.num(samples), "tables/old-objects") + " object samples that survived the run were " + what, what, share);
     }
 
     private static double pausedShare(Evidence ev) {
