@@ -46,6 +46,15 @@ class WindowsAndFramesTest {
         // Idle workers waiting for a task park on their queue or pool: not a wait for anyone's result.
         assertThat(LockCollector.isLock("java.util.concurrent.SynchronousQueue$TransferStack")).isFalse();
         assertThat(LockCollector.isLock("java.util.concurrent.ForkJoinPool")).isFalse();
+        // The JDK's HttpClient.send waits for its response on a future: the call's time, not a hand-off.
+        assertThat(LockCollector.insideProbedCall(List.of("java.util.concurrent.CompletableFuture.get:2072",
+                "jdk.internal.net.http.HttpClientImpl.send:554", "com.acme.Api.item:115"))).isTrue();
+        assertThat(LockCollector.insideProbedCall(List.of("java.util.concurrent.FutureTask.get:191",
+                "com.acme.Api.fanout:70"))).isFalse();
+        assertThat(LockCollector.idleWorker(List.of("java.util.concurrent.LinkedBlockingQueue.poll:455",
+                "org.apache.tomcat.util.threads.TaskQueue.poll:89", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask:913"))).isTrue();
+        assertThat(LockCollector.idleWorker(List.of("java.util.concurrent.locks.ReentrantLock.lock:322",
+                "com.acme.Api.token:98", "java.util.concurrent.ThreadPoolExecutor.runWorker:1136"))).isFalse();
     }
 
     @Test
