@@ -97,6 +97,9 @@ public final class GcPressureRule implements Rule {
             b.evidence("series/heap#usedAfterGcMb");
         }
         resizing(ev, np).ifPresent(pressure::add);
+        Optional<GcTrigger> trigger = GcTrigger.read(ev, np);
+        // What asked for the collections comes first: it is the cause the other lines follow from.
+        trigger.ifPresent(tr -> pressure.add(0, tr.summary));
 
         Impact impact = impact(ev);
         long pausedWindows = ev.column("gc", "pauseSumMs").map(v -> Arrays.stream(v).filter(x -> x > 0).count()).orElse(0L);
@@ -133,6 +136,14 @@ public final class GcPressureRule implements Rule {
                     .explains("thread-oversubscription");
         }
         if (share >= PAUSE_SHARE_WARN) b.explains("cpu-saturation");
+        if (trigger.isPresent()) {
+            return b.culprit(trigger.get().culprit)
+                    .explanation(trigger.get().explanation + " Each pause freezes every request thread, including those"
+                            + " holding pooled connections or locks.")
+                    .fix(trigger.get().fix)
+                    .confirm(ev.confirm("dashboard -n 5 -i 2000") + " (GC per interval)")
+                    .build();
+        }
         double liveShare = liveShareAtMax(ev);
         String fix = liveShare >= LIVE_SHARE_AT_MAX
                 // The heap already spans -Xmx: pinning -Xms changes nothing, only room for the live set does.

@@ -12,8 +12,11 @@ import jdk.jfr.consumer.RecordedEvent;
 
 /**
  * GC pauses: series {@code gc} (all collectors together, by the window the collection started
- * in) and table {@code gc-collectors}. Concurrent time comes from {@code jdk.GCPhaseConcurrent}
- * (top-level concurrent phases only, so nested phases are not counted twice).
+ * in) and tables {@code gc-collectors} and {@code gc-causes}. Concurrent time comes from
+ * {@code jdk.GCPhaseConcurrent} (top-level concurrent phases only, so nested phases are not
+ * counted twice). The cause says what asked for a collection: a full heap is tuning, but
+ * {@code System.gc()} or humongous allocations are code, and {@code jdk.SystemGC}'s stack names
+ * the code that asked.
  */
 public final class GcCollector implements EventCollector {
     private final Windows gc = new Windows("gc", 1000)
@@ -22,10 +25,14 @@ public final class GcCollector implements EventCollector {
             .column("pauseMaxMs", Mode.MAX, "ms")
             .column("concurrentMs", Mode.SUM, "ms");
     private final Map<String, double[]> byCollector = new LinkedHashMap<>(); // count, sum, max
+    private final Map<String, double[]> byCause = new LinkedHashMap<>(); // count, sum, max
+    private final StackCounter systemGcCallers = new StackCounter();
+    private long systemGcs;
+    static final String SYSTEM_GC = "System.gc()";
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.GarbageCollection", "jdk.GCPhaseConcurrent");
+        return Set.of("jdk.GarbageCollection", "jdk.GCPhaseConcurrent", "jdk.SystemGC");
     }
 
     @Override
@@ -33,6 +40,11 @@ public final class GcCollector implements EventCollector {
         long t = EventCollector.epochMs(e);
         if (e.getEventType().getName().equals("jdk.GCPhaseConcurrent")) {
             gc.add(t, "concurrentMs", EventCollector.ms(e.getDuration()));
+            return;
+        }
+        if (e.getEventType().getName().equals("jdk.SystemGC")) {
+            systemGcs++;
+            systemGcCallers.add(Frames.of(e.getStackTrace()));
             return;
         }
         double sum = EventCollector.ms(e.getDuration("sumOfPauses"));
@@ -44,6 +56,11 @@ public final class GcCollector implements EventCollector {
         c[0]++;
         c[1] += sum;
         c[2] = Math.max(c[2], max);
+        String cause = e.getString("cause");
+        double[] k = byCause.computeIfAbsent(cause == null ? "?" : cause, x -> new double[3]);
+        k[0]++;
+        k[1] += sum;
+        k[2] = Math.max(k[2], max);
     }
 
     @Override
@@ -64,6 +81,25 @@ public final class GcCollector implements EventCollector {
         });
         rows.sort((a, b) -> Double.compare((Double) b.get("sumMs"), (Double) a.get("sumMs")));
         return List.of(new Table("gc-collectors", List.of("collector", "count", "sumMs", "maxMs"), rows,
-                o.meta()));
+                o.meta()), causes(o));
+    }
+
+    /** Collections by cause; the System.gc() row also names the code that called it most. */
+    private Table causes(Observation o) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        byCause.forEach((cause, c) -> {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("cause", cause);
+            r.put("count", (long) c[0]);
+            r.put("sumMs", c[1]);
+            r.put("maxMs", c[2]);
+            List<String> stack = SYSTEM_GC.equals(cause) && systemGcs > 0 ? systemGcCallers.top() : null;
+            r.put("calls", SYSTEM_GC.equals(cause) ? systemGcs : null);
+            r.put("site", stack == null ? null : Frames.topNonJdk(stack));
+            r.put("stack", stack);
+            rows.add(r);
+        });
+        rows.sort((a, b) -> Double.compare((Double) b.get("sumMs"), (Double) a.get("sumMs")));
+        return new Table("gc-causes", List.of("cause", "count", "sumMs", "maxMs", "calls", "site", "stack"), rows, o.meta());
     }
 }

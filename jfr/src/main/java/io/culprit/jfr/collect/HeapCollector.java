@@ -56,6 +56,10 @@ public final class HeapCollector implements EventCollector {
                 String name = e.getString("name");
                 if ("MinHeapFreeRatio".equals(name)) config.put("minHeapFreeRatio", ((Number) e.getValue("value")).doubleValue());
                 if ("MaxHeapFreeRatio".equals(name)) config.put("maxHeapFreeRatio", ((Number) e.getValue("value")).doubleValue());
+                // Half a region is where G1 allocates an object as humongous, straight into old regions.
+                if ("G1HeapRegionSize".equals(name) && ((Number) e.getValue("value")).longValue() > 0) {
+                    config.put("regionMb", ((Number) e.getValue("value")).doubleValue() / MB);
+                }
         }
     }
 
@@ -119,7 +123,8 @@ public final class HeapCollector implements EventCollector {
         if (config.isEmpty()) return List.of();
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("collector", collector((String) config.get("youngCollector"), (String) config.get("oldCollector")));
-        for (String c : List.of("initialMb", "maxMb", "minHeapFreeRatio", "maxHeapFreeRatio", "youngCollector", "oldCollector")) {
+        for (String c : List.of("initialMb", "maxMb", "minHeapFreeRatio", "maxHeapFreeRatio", "youngCollector", "oldCollector",
+                "regionMb")) {
             row.put(c, config.get(c));
         }
         return List.of(new Table("heap-config", new ArrayList<>(row.keySet()), List.of(row),

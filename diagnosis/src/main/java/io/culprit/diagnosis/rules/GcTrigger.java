@@ -1,0 +1,148 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Numbers;
+import io.culprit.model.Table;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * What asked for the collections, when it was code rather than a full young generation: the
+ * {@code gc-causes} table (JFR's cause per collection). Three causes change the verdict's culprit
+ * and fix, because tuning the heap does not help them:
+ * <ul>
+ *   <li>{@code System.gc()}: every call is a full, stop-the-world collection of the whole heap
+ *       (G1 and Parallel); {@code jdk.SystemGC}'s stack names the caller.</li>
+ *   <li>{@code G1 Humongous Allocation}: objects of half a G1 region or more go straight into
+ *       contiguous old regions, and each such allocation can start a concurrent cycle; when no
+ *       contiguous run is free, G1 falls back to a full compaction.</li>
+ *   <li>{@code Metadata GC Threshold}: Metaspace filling with classes, usually generated at run
+ *       time.</li>
+ * </ul>
+ * Collections any tool asked for (jmap, jcmd, a JVMTI agent) are named as such.
+ */
+final class GcTrigger {
+    /** Half the paused time asked for by one cause: that cause is the pressure. */
+    static final double PAUSE_SHARE = 0.5;
+    /**
+     * Humongous allocations are counted by collection, not by paused time: the full compactions
+     * they end in carry their own cause ("G1 Compaction Pause"), which is most of the time.
+     */
+    static final double HUMONGOUS_COUNT_SHARE = 0.3;
+
+    final String summary;
+    final String culprit;
+    final String fix;
+    final String explanation;
+
+    private GcTrigger(String summary, String culprit, String fix, String explanation) {
+        this.summary = summary;
+        this.culprit = culprit;
+        this.fix = fix;
+        this.explanation = explanation;
+    }
+
+    /** The trigger when one cause is behind the collections; empty when they are the heap filling, or unknown. */
+    static Optional<GcTrigger> read(Evidence ev, Numbers n) {
+        Optional<Table> causes = ev.rows("gc-causes");
+        if (causes.isEmpty()) return Optional.empty();
+        Table t = causes.get();
+        double count = 0, paused = 0;
+        for (int i = 0; i < t.rows().size(); i++) {
+            count += finite(t.number(i, "count"));
+            paused += finite(t.number(i, "sumMs"));
+        }
+        if (!(count > 0)) return Optional.empty();
+        for (int i = 0; i < t.rows().size(); i++) {
+            String cause = t.text(i, "cause");
+            if (cause == null) continue;
+            String ref = "tables/gc-causes#" + i;
+            double c = t.number(i, "count"), ms = t.number(i, "sumMs");
+            double pauseShare = paused > 0 ? ms / paused : 0;
+            if (cause.equals("System.gc()") && pauseShare >= PAUSE_SHARE) {
+                String site = Evidence.text(t, i, "site");
+                double calls = t.number(i, "calls");
+                boolean located = !site.isEmpty();
+                return Optional.of(new GcTrigger("System.gc() asked for " + asked(n, ref, c, count, ms, paused)
+                        + (located ? ", called " + (Double.isFinite(calls) ? n.tag(Fmt.num(calls), ref) + " times " : "") + "from " + site : "")
+                        + fullGcs(ev, n),
+                        located ? site : "System.gc() calls",
+                        "Remove the System.gc() call" + (located ? " at " + site : "") + ": the JVM collects when it needs to."
+                                + " If a library makes it, -XX:+ExplicitGCInvokesConcurrent (G1) turns each call into a concurrent"
+                                + " cycle, -XX:+DisableExplicitGC ignores them (not with code that needs it to free direct buffers).",
+                        "System.gc() is a full, stop-the-world collection of the whole heap with G1 and Parallel, whatever the"
+                                + " heap's state: the service stops for it on every call."));
+            }
+            if (cause.equals("G1 Humongous Allocation") && c / count >= HUMONGOUS_COUNT_SHARE) {
+                double region = ev.rows("heap-config").map(h -> h.number(0, "regionMb")).orElse(Double.NaN);
+                String site = topSite(ev);
+                String regionText = Double.isFinite(region) ? " (≥ " + n.tag(Fmt.num(region / 2), "tables/heap-config#0") + " MB with "
+                        + n.tag(Fmt.num(region), "tables/heap-config#0") + " MB regions)" : "";
+                return Optional.of(new GcTrigger("humongous allocations" + regionText + " started "
+                        + n.tag(Fmt.num(c), ref) + " of " + n.tag(Fmt.num(count), "tables/gc-causes") + " collections"
+                        + fullGcs(ev, n),
+                        site == null ? "humongous allocations" : site,
+                        "Stop allocating objects of half a region or more per request: stream the data, reuse or pool the"
+                                + " buffer, or build it in chunks. Or raise -XX:G1HeapRegionSize (up to 32m) to at least twice"
+                                + " the object's size so it is an ordinary young allocation.",
+                        "G1 puts an object of half a region or more straight into contiguous old regions; each such"
+                                + " allocation can start a concurrent cycle, and when no contiguous run of regions is free, G1"
+                                + " falls back to a full, stop-the-world compaction. Young-generation tuning does not reach them."));
+            }
+            if (cause.startsWith("Metadata GC") && pauseShare >= PAUSE_SHARE) {
+                return Optional.of(new GcTrigger("Metaspace filling asked for " + asked(n, ref, c, count, ms, paused) + fullGcs(ev, n), "class metadata (Metaspace)",
+                        "Find what defines classes at run time (proxies, scripts, serializers or reflection accessors built per"
+                                + " call: see hot-path-classloading) and build them once; then size -XX:MetaspaceSize to the"
+                                + " steady state.",
+                        "A collection for Metaspace runs when class metadata reaches its high-water mark; classes defined"
+                                + " over and over keep raising it."));
+            }
+            if (external(cause) && pauseShare >= PAUSE_SHARE) {
+                return Optional.of(new GcTrigger("a tool asked for " + asked(n, ref, c, count, ms, paused) + " (" + cause + ")" + fullGcs(ev, n), cause,
+                        "Stop the tool that forces collections (jmap -histo, heap dumps, jcmd GC.run, a profiler or agent"
+                                + " forcing GC) on a service under load.",
+                        "Heap inspections, heap dumps and forced collections are full, stop-the-world collections."));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** "N of M collections (X of Y paused)", tagged only when a trigger prints it. */
+    private static String asked(Numbers n, String ref, double c, double count, double ms, double paused) {
+        return n.tag(Fmt.num(c), ref) + " of " + n.tag(Fmt.num(count), "tables/gc-causes") + " collections ("
+                + n.tag(Fmt.ms(ms), ref) + " of " + n.tag(Fmt.ms(paused), "tables/gc-causes") + " paused)";
+    }
+
+    /** Causes a tool outside the application asks for. */
+    private static boolean external(String cause) {
+        String c = cause.toLowerCase(Locale.ROOT);
+        return c.contains("heap inspection") || c.contains("heap dump") || c.contains("diagnostic command") || c.contains("jvmti");
+    }
+
+    /** "; N full GCs took X ms" from gc-collectors, when any collector ran full collections. */
+    private static String fullGcs(Evidence ev, Numbers n) {
+        Optional<Table> cs = ev.rows("gc-collectors");
+        if (cs.isEmpty()) return "";
+        Table t = cs.get();
+        for (int i = 0; i < t.rows().size(); i++) {
+            String name = t.text(i, "collector");
+            if (name == null || !(name.contains("Full") || name.contains("MarkSweep") || name.equals("SerialOld")
+                    || name.equals("ParallelOld"))) continue;
+            String ref = "tables/gc-collectors#" + i;
+            return "; " + n.tag(Fmt.num(t.number(i, "count")), ref) + " full collections took " + n.tag(Fmt.ms(t.number(i, "sumMs")), ref)
+                    + " (up to " + n.tag(Fmt.ms(t.number(i, "maxMs")), ref) + " each)";
+        }
+        return "";
+    }
+
+    /** The site of most sampled allocation (gc-pressure's summary prints it with its share); null when none carries enough. */
+    private static String topSite(Evidence ev) {
+        return ev.rows("alloc-sites").filter(t -> t.number(0, "share") >= GcPressureRule.MIN_SITE_SHARE)
+                .map(t -> t.text(0, "site")).orElse(null);
+    }
+
+    private static double finite(double v) {
+        return Double.isFinite(v) ? v : 0;
+    }
+}
