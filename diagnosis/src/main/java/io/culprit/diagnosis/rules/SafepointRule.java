@@ -3,6 +3,7 @@ package io.culprit.diagnosis.rules;
 import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
@@ -45,13 +46,18 @@ public final class SafepointRule implements Rule {
             return b.severity(Severity.INFO).summary(what + ", while other processes saturated the CPU (time-to-safepoint"
                     + " stretches when threads wait for a core).").build();
         }
-        return b.score(share).culprit("non-GC safepoints")
-                .summary(what + ".")
+        Numbers nOp = new Numbers();
+        Optional<VmOperation> op = VmOperation.read(ev, nOp);
+        if (op.isPresent()) b.numbers(nOp.refs()).evidence("tables/vm-operations");
+        return b.score(share).culprit(op.map(o -> o.culprit).orElse("non-GC safepoints"))
+                .summary(what + op.map(o -> "; " + o.summary).orElse("") + ".")
                 .explanation("Non-GC safepoints stop every thread: deoptimization storms, class retransformation,"
                         + " frequent thread dumps, or a loop that reaches the safepoint late (time-to-safepoint).")
-                .fix("Find the operation with -Xlog:safepoint (JDK 17+) and remove its trigger (agents retransforming,"
-                        + " periodic thread dumps, deoptimization from megamorphic or class-hierarchy changes).")
-                .confirm(ev.confirm("jfr start") + ", then read jdk.SafepointBegin by operation")
+                .fix(op.map(o -> o.fix).orElse("Find the operation with -Xlog:safepoint (JDK 17+) and remove its trigger (agents"
+                        + " retransforming, periodic thread dumps, deoptimization from megamorphic or class-hierarchy changes)."))
+                .confirm(op.isPresent() && !op.get().culprit.startsWith("VM operation ")
+                        ? ev.confirm("stack " + Frames.classAndMethod(op.get().culprit) + " -n 5")
+                        : ev.confirm("jfr start") + ", then read jdk.ExecuteVMOperation by operation")
                 .explains("tail-latency").explains("request-errors").explains("pool-starvation")
                 .build();
     }

@@ -4,9 +4,11 @@ import io.culprit.jfr.collect.Windows.Mode;
 import io.culprit.model.Series;
 import io.culprit.model.Table;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedThread;
@@ -14,7 +16,9 @@ import jdk.jfr.consumer.RecordedThread;
 /**
  * Safepoints, process CPU, live threads and per-thread CPU: series {@code safepoints},
  * {@code cpu}, {@code threads} (column {@code live}; the state counts come from thread dumps,
- * not JFR) and table {@code thread-cpu} (the busiest threads: case 5's "many threads at 10 %").
+ * not JFR), table {@code thread-cpu} (the busiest threads: case 5's "many threads at 10 %") and
+ * table {@code vm-operations}: what the VM thread ran (thread dumps, class redefinition,
+ * deoptimization, GC) and which thread asked, so a stop is named rather than "a safepoint".
  */
 public final class RuntimeCollector implements EventCollector {
     private final Windows safepoints = new Windows("safepoints", 1000)
@@ -24,10 +28,12 @@ public final class RuntimeCollector implements EventCollector {
             .column("machineTotal", Mode.LAST, "ratio");
     private final Windows threads = new Windows("threads", 1000).column("live", Mode.LAST, "count");
     private final Map<String, double[]> threadCpu = new LinkedHashMap<>(); // samples, user, system, max
+    private final Map<String, double[]> vmOps = new LinkedHashMap<>(); // count, sum, max, at safepoint
+    private final Map<String, Map<String, long[]>> vmOpCallers = new HashMap<>();
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.SafepointBegin", "jdk.CPULoad", "jdk.JavaThreadStatistics", "jdk.ThreadCPULoad");
+        return Set.of("jdk.SafepointBegin", "jdk.CPULoad", "jdk.JavaThreadStatistics", "jdk.ThreadCPULoad", "jdk.ExecuteVMOperation");
     }
 
     @Override
@@ -46,6 +52,9 @@ public final class RuntimeCollector implements EventCollector {
             case "jdk.JavaThreadStatistics":
                 threads.add(t, "live", e.getLong("activeCount"));
                 break;
+            case "jdk.ExecuteVMOperation":
+                vmOperation(e);
+                break;
             default:
                 RecordedThread th = e.getThread();
                 String name = th == null ? "?" : th.getJavaName() != null ? th.getJavaName() : th.getOSName();
@@ -56,6 +65,25 @@ public final class RuntimeCollector implements EventCollector {
                 c[2] += sys;
                 c[3] = Math.max(c[3], user + sys);
         }
+    }
+
+    private void vmOperation(RecordedEvent e) {
+        String op = e.getString("operation");
+        double[] c = vmOps.computeIfAbsent(op == null ? "?" : op, k -> new double[4]);
+        double ms = EventCollector.ms(e.getDuration());
+        c[0]++;
+        c[1] += ms;
+        c[2] = Math.max(c[2], ms);
+        if (e.getBoolean("safepoint")) c[3]++;
+        RecordedThread caller = e.getValue("caller");
+        String name = caller == null ? null : caller.getJavaName() != null ? caller.getJavaName() : caller.getOSName();
+        Map<String, long[]> callers = vmOpCallers.computeIfAbsent(op == null ? "?" : op, k -> new HashMap<>());
+        if (name != null && callers.size() < 100) callers.computeIfAbsent(threadGroup(name), k -> new long[1])[0]++;
+    }
+
+    /** A thread's name with its numbers as #, so a pool's threads count as one: http-nio-8080-exec-7 → http-nio-#-exec-#. */
+    static String threadGroup(String name) {
+        return name.replaceAll("[0-9]+", "#");
     }
 
     @Override
@@ -69,7 +97,34 @@ public final class RuntimeCollector implements EventCollector {
 
     @Override
     public List<Table> tables(Observation o) {
-        if (threadCpu.isEmpty()) return List.of();
+        List<Table> out = new ArrayList<>();
+        threadCpu(o).ifPresent(out::add);
+        if (!vmOps.isEmpty()) out.add(vmOperations(o));
+        return out;
+    }
+
+    private Table vmOperations(Observation o) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        vmOps.forEach((op, c) -> {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("operation", op);
+            r.put("count", (long) c[0]);
+            r.put("totalMs", c[1]);
+            r.put("maxMs", c[2]);
+            r.put("atSafepoint", (long) c[3]);
+            Map.Entry<String, long[]> top = vmOpCallers.getOrDefault(op, Map.of()).entrySet().stream()
+                    .max((a, b) -> Long.compare(a.getValue()[0], b.getValue()[0])).orElse(null);
+            r.put("caller", top == null ? null : top.getKey());
+            r.put("callerShare", top == null ? null : top.getValue()[0] / c[0]);
+            rows.add(r);
+        });
+        rows.sort((a, b) -> Double.compare((Double) b.get("totalMs"), (Double) a.get("totalMs")));
+        return new Table("vm-operations", List.of("operation", "count", "totalMs", "maxMs", "atSafepoint", "caller", "callerShare"),
+                rows, o.meta());
+    }
+
+    private Optional<Table> threadCpu(Observation o) {
+        if (threadCpu.isEmpty()) return Optional.empty();
         List<Map<String, Object>> rows = new ArrayList<>();
         threadCpu.forEach((name, c) -> {
             Map<String, Object> r = new LinkedHashMap<>();
@@ -81,7 +136,7 @@ public final class RuntimeCollector implements EventCollector {
         });
         rows.sort((a, b) -> Double.compare((double) b.get("avgUser") + (double) b.get("avgSystem"),
                 (double) a.get("avgUser") + (double) a.get("avgSystem")));
-        return List.of(new Table("thread-cpu", List.of("thread", "avgUser", "avgSystem", "maxTotal"),
+        return Optional.of(new Table("thread-cpu", List.of("thread", "avgUser", "avgSystem", "maxTotal"),
                 rows.subList(0, Math.min(50, rows.size())), o.meta()));
     }
 }
