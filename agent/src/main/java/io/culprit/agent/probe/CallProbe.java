@@ -58,10 +58,13 @@ final class CallProbe {
      * subscribed, outside the hooked method, and that send is the exchange itself.
      */
     private final PerThread webClientUrl = new PerThread(() -> new Object[1]);
-    private static final long SLOW = 1, FAILED = 2;
+    private static final long SLOW = 1, FAILED = 2, HELD = 4;
+    /** Asked, for every call but SQL, whether its thread holds a pooled connection meanwhile. */
+    private final PoolProbe pools;
 
-    CallProbe(Thresholds thresholds) {
+    CallProbe(Thresholds thresholds, PoolProbe pools) {
         this.thresholds = thresholds;
+        this.pools = pools;
     }
 
     List<Hook> hooks() {
@@ -150,11 +153,25 @@ final class CallProbe {
 
     /** As above, for a call whose stats its hook found on the caller's thread ({@link #stats}). */
     void record(long endNs, CallStats stats, String text, long startNs, Throwable thrown) {
+        // A statement needs its connection; any other call made while holding one keeps it from the pool.
+        record(endNs, stats, text, startNs, thrown, !"sql".equals(stats.kind) && pools.holdsConnection());
+    }
+
+    /**
+     * Whether this thread holds a pooled connection now: a hook whose call completes on a client's
+     * own thread asks on the caller's thread, and passes the answer to the record below.
+     */
+    boolean holdsConnection() {
+        return pools.holdsConnection();
+    }
+
+    /** As above, with whether the calling thread held a pooled connection during the call. */
+    void record(long endNs, CallStats stats, String text, long startNs, Throwable thrown, boolean held) {
         String kind = stats.kind;
         long ns = endNs - startNs;
         double ms = ns / 1e6;
         boolean slow = ms > thresholds.slowMs(kind);
-        log.put((long[]) rings.get(), stats.index, ns, (slow ? SLOW : 0) | (thrown != null ? FAILED : 0), 0);
+        log.put((long[]) rings.get(), stats.index, ns, (slow ? SLOW : 0) | (thrown != null ? FAILED : 0) | (held ? HELD : 0), 0);
         if (slow) {
             Map<String, Object> a = new LinkedHashMap<>();
             a.put("kind", kind);
@@ -197,7 +214,7 @@ final class CallProbe {
         Object[] table = byIndex.snapshot();
         for (int i = 0; i < n * EventLog.WORDS; i += EventLog.WORDS) {
             long flags = records[i + 2];
-            ((CallStats) table[(int) records[i]]).add(records[i + 1], (flags & SLOW) != 0, (flags & FAILED) != 0);
+            ((CallStats) table[(int) records[i]]).add(records[i + 1], (flags & SLOW) != 0, (flags & FAILED) != 0, (flags & HELD) != 0);
         }
     }
 

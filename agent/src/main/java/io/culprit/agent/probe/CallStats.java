@@ -21,6 +21,8 @@ final class CallStats {
     private long slow;
     private long errors;
     private double totalMs;
+    /** Time of the calls made while their thread held a pooled connection. */
+    private double heldMs;
 
     CallStats(String kind, String target, int index, CallSite site) {
         this.kind = kind;
@@ -29,9 +31,10 @@ final class CallStats {
         this.site = site;
     }
 
-    void add(long ns, boolean isSlow, boolean failed) {
+    void add(long ns, boolean isSlow, boolean failed, boolean held) {
         us.recordValue(Math.max(1, ns / 1_000));  // counts the call too
         totalMs += ns / 1e6;
+        if (held) heldMs += ns / 1e6;
         if (isSlow) slow++;
         if (failed) errors++;
     }
@@ -51,6 +54,7 @@ final class CallStats {
         r.put("maxMs", us.getMaxValue() / 1e3);
         r.put("slowCount", slow);
         r.put("errors", errors);
+        r.put("heldMs", heldMs);
         // Calls made outside any request (schedulers, startup) can push this above 1; it is a share of request time only when they run inside requests.
         r.put("shareOfRequestTime", requestMs > 0 ? Math.min(1.0, totalMs / requestMs) : null);
         r.put("perRequest", requests > 0 ? (double) count / requests : null);

@@ -36,13 +36,14 @@ final class JdkHttpHooks {
                     calls.record(end, stats, text, start, thrown);
                     return;
                 }
+                boolean held = calls.holdsConnection();
                 ((CompletableFuture<?>) returned).whenComplete((response, failure) -> {
                     long done = System.nanoTime();
                     Throwable error = failure;
                     if (error == null && response instanceof HttpResponse && ((HttpResponse<?>) response).statusCode() >= 500) {
                         error = ServerError.INSTANCE;
                     }
-                    calls.record(done, stats, text, start, error);
+                    calls.record(done, stats, text, start, error, held);
                 });
             }
         });

@@ -105,6 +105,16 @@ final class PoolProbe {
         at[slot] = now;
     }
 
+    /**
+     * Whether this thread holds a pooled connection now: a remote call made meanwhile keeps that
+     * connection from every other request for its whole duration (a transaction around an HTTP call).
+     */
+    boolean holdsConnection() {
+        Object[] c = (Object[]) leased.get();
+        for (int i = 0; i < LEASES; i++) if (c[i] != null) return true;
+        return false;
+    }
+
     /** When {@code connection} was leased on this thread ({@code c}), or 0; forgets it. */
     private static long release(Object[] c, Object connection) {
         long[] at = (long[]) c[LEASES];

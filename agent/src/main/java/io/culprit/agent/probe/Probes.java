@@ -32,7 +32,7 @@ public final class Probes {
     final Thresholds thresholds = new Thresholds();
     final PoolProbe pools = new PoolProbe();
     final RequestProbe requests = new RequestProbe(pools);
-    final CallProbe calls = new CallProbe(thresholds);
+    final CallProbe calls = new CallProbe(thresholds, pools);
     final BeanProbe beans = new BeanProbe();
     final LoggingProbe logging = new LoggingProbe();
     final ConstructionProbe construction = new ConstructionProbe();

@@ -81,6 +81,31 @@ class RemoteCallProbeTest {
     }
 
     @Test
+    void anHttpCallMadeWhileHoldingAPooledConnectionIsCountedAsHeld() throws Exception {
+        assumeTrue(ProbeContext.BRIDGE_ON_BOOT_PATH, ProbeContext.WHY_NO_JDK);
+        com.zaxxer.hikari.HikariConfig c = new com.zaxxer.hikari.HikariConfig();
+        c.setJdbcUrl("jdbc:h2:mem:held;DB_CLOSE_DELAY=-1");
+        c.setMaximumPoolSize(1);
+        try (com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource(c); RemoteStub remote = new RemoteStub()) {
+            HttpClient client = HttpClient.newHttpClient();
+            HttpRequest slow = HttpRequest.newBuilder(URI.create(remote.base + "/slow")).build();
+            client.send(slow, HttpResponse.BodyHandlers.discarding());  // loads HttpClientImpl before the weave
+            ds.getConnection().close();  // and the pool's classes
+            Probes p = Probes.ensure(ProbeContext.INST);
+
+            client.send(slow, HttpResponse.BodyHandlers.discarding());  // no connection held
+            try (java.sql.Connection held = ds.getConnection()) {
+                // The JDK client completes on its own thread: held is asked on this one, at the call.
+                client.send(slow, HttpResponse.BodyHandlers.discarding());
+            }
+            Map<String, Object> s = CallRows.waitForRow(p, "http", "GET " + remote.base + "/slow", 2);
+            double heldMs = (Double) s.get("heldMs"), totalMs = (Double) s.get("totalMs");
+            assertThat(heldMs).as("one of two calls, each over 80 ms, was made holding the connection").isGreaterThanOrEqualTo(80.0)
+                    .isLessThanOrEqualTo(totalMs - 80.0);
+        }
+    }
+
+    @Test
     void anApplicationExecutorIsFoundAtItsFirstUseAndSampled() throws Exception {
         assumeTrue(ProbeContext.BRIDGE_ON_BOOT_PATH, ProbeContext.WHY_NO_JDK);
         ExecutorService pool = Executors.newFixedThreadPool(2);
