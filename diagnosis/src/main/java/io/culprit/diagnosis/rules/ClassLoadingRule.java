@@ -24,6 +24,10 @@ public final class ClassLoadingRule implements Rule {
     static final double PER_REQUEST_WARN = 1;
     /** Fifty lookups per request: with nested jars and I/O this costs milliseconds per call. */
     static final double PER_REQUEST_CRITICAL = 50;
+    /** A tenth of the CPU in lookups after warm-up: a hot path looks things up. */
+    static final double PROFILE_SHARE_WARN = 0.1;
+    /** A third: lookups are the request's main work. */
+    static final double PROFILE_SHARE_CRITICAL = 0.3;
     /** Without request counts: ten lookups a second after warm-up. */
     static final double PER_SECOND_WARN = 10;
 
@@ -47,7 +51,7 @@ public final class ClassLoadingRule implements Rule {
             if (top < 0 || t.number(i, "count") > t.number(top, "count")) top = i;
         }
         Finding.Builder b = finding(Severity.OK).evidence("tables/classloading");
-        if (top < 0) return b.summary("no class or resource lookups recorded on the request path.").build();
+        if (top < 0) return fromProfile(ev, b);
         boolean perReq = ev.requestCount() > 0 || Double.isFinite(t.number(top, "perRequest"));
         Severity sev = perReq
                 ? perRequest >= PER_REQUEST_CRITICAL ? Severity.CRITICAL : perRequest >= PER_REQUEST_WARN ? Severity.WARN : Severity.OK
@@ -56,7 +60,12 @@ public final class ClassLoadingRule implements Rule {
         StringBuilder kinds = new StringBuilder();
         byKind.forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ").append(n.tag(Fmt.num(v), "tables/classloading")).append(' ').append(k));
         String unit = perReq ? " per request" : "/s";
-        if (sev == Severity.OK) return b.summary("lookups" + unit + ": " + kinds + ".").numbers(n.refs()).build();
+        if (sev == Severity.OK) {
+            // A few failed loads say nothing of the service-loader and resource lookups the profile may show.
+            Finding profiled = fromProfile(ev, finding(Severity.OK).evidence("tables/classloading"));
+            if (profiled.severity() != Severity.OK) return profiled;
+            return b.summary("lookups" + unit + ": " + kinds + ".").numbers(n.refs()).build();
+        }
         double timeShare = totalMs > 0 && ev.requestTimeMs() > 0 ? totalMs / ev.requestTimeMs() : Double.NaN;
         double cpuShare = ev.cpuShare(Frames::isLookup);
         double score = Math.max(Double.isFinite(timeShare) ? timeShare : 0, Double.isFinite(cpuShare) ? cpuShare : 0);
@@ -80,6 +89,40 @@ public final class ClassLoadingRule implements Rule {
         if (score >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation").explains("slow-calls");
         if (LockContentionRule.topLockInLookup(ev)) b.explains("lock-contention");
         return b.build();
+    }
+
+    /**
+     * A case's {@code classloading} table holds the failed loads JFR records; service-loader and
+     * resource lookups throw nothing and are woven only by the {@code classloading} command. The
+     * cpu profile still shows them: a service building an XML factory per request
+     * ({@code DocumentBuilderFactory.newInstance()} scans META-INF/services through every jar) read
+     * "no lookups" with the class path's resource search its hottest frame.
+     */
+    private Finding fromProfile(Evidence ev, Finding.Builder b) {
+        double cpuShare = ev.cpuShare(Frames::isLookup);
+        String none = "no failed class loads recorded on the request path";
+        if (!(cpuShare >= PROFILE_SHARE_WARN)) {
+            if (!Double.isFinite(cpuShare)) return b.summary(none + ".").build();
+            return b.summary(none + ", and " + Fmt.pct(cpuShare) + " of CPU samples in lookups.").number(Fmt.pct(cpuShare), ev.cpuRef()).build();
+        }
+        String caller = ev.cpuCaller(Frames::isLookup);
+        Numbers n = new Numbers();
+        return b.severity(cpuShare >= PROFILE_SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(cpuShare)
+                .culprit(caller != null ? caller : "class and resource lookups").evidence(ev.cpuRef())
+                .summary(none + ", but " + n.tag(Fmt.pct(cpuShare), ev.cpuRef()) + " of CPU samples are in class, resource and"
+                        + " service lookups" + (caller == null ? "" : ", most asked for by " + caller) + ".")
+                .numbers(n.refs())
+                .explanation("Class and resource lookups are meant to happen once at startup. A factory built per call"
+                        + " (XML parsers and transformers, JAXB contexts, validators, script engines) finds its"
+                        + " implementation through the service loader, which reads META-INF/services in every jar,"
+                        + " and under a fat jar that walks the nested jars.")
+                .fix("Build the factory once and keep it (DocumentBuilderFactory, TransformerFactory, XMLInputFactory and"
+                        + " JAXBContext are thread-safe to share; keep builders and transformers per thread or pooled), or"
+                        + " name the implementation with its system property so no scan runs.")
+                .confirm(ev.confirm("classloading -i 5000") + (caller == null ? "" : " or " + Evidence.quoted("stack " + stackTarget(caller))))
+                .explains("tail-latency").explains("cpu-saturation")
+                .explains(LockContentionRule.topLockInLookup(ev) ? "lock-contention" : "tail-latency")
+                .build();
     }
 
     // Failed class loads surface as ClassNotFoundException / NoClassDefFoundError; other caught

@@ -11,6 +11,7 @@ import io.culprit.model.Severity;
 import io.culprit.model.Table;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Expensive objects built again on every request (converters, mappers, clients, contexts) that
@@ -43,8 +44,8 @@ public final class ConstructionRule implements Rule {
     public Finding evaluate(Evidence ev) {
         Optional<Table> table = ev.table("construction");
         if (table.isEmpty()) {
-            return fromLookupStacks(ev).orElseGet(() -> notAssessed("no table construction, and no per-request class loading"
-                    + " from inside a constructor"));
+            return fromLookupStacks(ev).or(() -> fromFactoryProfile(ev)).orElseGet(() -> notAssessed("no table construction,"
+                    + " and no per-request class loading from inside a constructor"));
         }
         Table t = table.get();
         int top = -1;
@@ -56,6 +57,8 @@ public final class ConstructionRule implements Rule {
             if (top < 0 || key > topCost) { top = i; topCost = key; }
         }
         if (top < 0) {
+            Optional<Finding> factories = fromFactoryProfile(ev);
+            if (factories.isPresent()) return factories.get();
             Numbers n = new Numbers();
             return finding(Severity.OK).evidence("tables/construction").summary("no costly type constructed once or more per request ("
                     + n.tag(String.valueOf(t.rows().size()), "tables/construction") + " types watched).").numbers(n.refs()).build();
@@ -79,6 +82,44 @@ public final class ConstructionRule implements Rule {
                         + ".")
                 .numbers(n.refs())
                 .build();
+    }
+
+    /**
+     * The JDK's factory look-ups, which the construction probe does not watch (they are JDK
+     * classes): each {@code newInstance} finds its implementation through system properties, a
+     * properties file and the service loader's scan of every jar, then builds a new factory. A
+     * service that built two XML factories per request spent 15 % of its CPU there and read "no
+     * costly type constructed".
+     */
+    static final Set<String> JDK_FACTORIES = Set.of("javax.xml.parsers.DocumentBuilderFactory.newInstance",
+            "javax.xml.parsers.SAXParserFactory.newInstance", "javax.xml.transform.TransformerFactory.newInstance",
+            "javax.xml.stream.XMLInputFactory.newInstance", "javax.xml.stream.XMLInputFactory.newFactory",
+            "javax.xml.stream.XMLOutputFactory.newInstance", "javax.xml.stream.XMLOutputFactory.newFactory",
+            "javax.xml.xpath.XPathFactory.newInstance", "javax.xml.validation.SchemaFactory.newInstance",
+            "javax.xml.datatype.DatatypeFactory.newInstance", "jakarta.xml.bind.JAXBContext.newInstance",
+            "javax.xml.bind.JAXBContext.newInstance", "javax.script.ScriptEngineManager.<init>");
+    /** A tenth of the CPU in factory look-ups after warm-up: they run on the hot path. */
+    static final double FACTORY_SHARE_WARN = 0.1;
+
+    private Optional<Finding> fromFactoryProfile(Evidence ev) {
+        if (!ev.hasCpuProfile()) return Optional.empty();
+        double share = ev.cpuShare(f -> JDK_FACTORIES.contains(Frames.stripLine(f)));
+        if (!(share >= FACTORY_SHARE_WARN)) return Optional.empty();
+        String top = null;
+        double best = 0;
+        for (String f : JDK_FACTORIES) {
+            double s = ev.cpuShare(x -> Frames.stripLine(x).equals(f));
+            if (s > best) { best = s; top = f; }
+        }
+        String type = top.substring(0, top.lastIndexOf('.'));
+        String caller = ev.cpuCaller(f -> JDK_FACTORIES.contains(Frames.stripLine(f)));
+        Numbers n = new Numbers();
+        return Optional.of(describe(ev, type, caller == null ? "" : caller, share).evidence(ev.cpuRef())
+                .summary(n.tag(Fmt.pct(share), ev.cpuRef()) + " of CPU samples create JDK factories (most "
+                        + Frames.shortName(top) + ")" + (caller == null ? "" : ", called from " + caller)
+                        + ": each call looks up the implementation, with a service-loader scan of every jar, and builds a new"
+                        + " factory; share it (the factories are thread-safe once configured).")
+                .numbers(n.refs()).build());
     }
 
     // Stacks are top frame first: the deepest (outermost) non-JDK constructor is the object being

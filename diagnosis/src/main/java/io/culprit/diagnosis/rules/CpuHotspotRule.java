@@ -51,7 +51,9 @@ public final class CpuHotspotRule implements Rule {
         Map<String, Long> byMethod = p.sumBy(CpuHotspotRule::computingMethod);
         Map.Entry<String, Long> top = byMethod.entrySet().stream().max(Map.Entry.comparingByValue()).orElse(null);
         double share = top == null ? 0 : (double) top.getValue() / p.samples();
-        Finding.Builder b = finding(Severity.OK).evidence("profiles/cpu.collapsed").number(Fmt.pct(share), "profiles/cpu.collapsed");
+        Finding.Builder b = finding(Severity.OK).evidence("profiles/cpu.collapsed");
+        // Tagged only where printed: "no application method" prints no share.
+        if (top != null) b.number(Fmt.pct(share), "profiles/cpu.collapsed");
         if (share < SHARE_WARN) {
             return b.summary(top == null ? "no application method computes on its own in the CPU profile."
                     : "the application method computing most on its own, " + top.getKey() + ", holds " + Fmt.pct(share)

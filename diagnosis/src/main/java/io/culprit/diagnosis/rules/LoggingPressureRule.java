@@ -28,6 +28,19 @@ public final class LoggingPressureRule implements Rule {
     private static final String[] LOGGING = {
         "ch.qos.logback.", "org.apache.logging.log4j.", "org.apache.log4j.", "java.util.logging.", "org.slf4j."
     };
+    /**
+     * Where a logging framework finds the caller's class, method and line for a pattern that asks
+     * for them (logback %M %L %C %F %caller, log4j2 %l %L %M %C %F, JUL's source): a stack walk per
+     * event, logback's through a new Throwable.
+     */
+    private static final String[] CALLER_DATA = {
+        "ch.qos.logback.classic.spi.LoggingEvent.getCallerData", "ch.qos.logback.classic.spi.CallerData.extract",
+        "org.apache.logging.log4j.util.StackLocator.calcLocation", "org.apache.logging.log4j.util.StackLocatorUtil.calcLocation",
+        "org.apache.logging.log4j.core.impl.Log4jLogEvent.getSource", "java.util.logging.LogRecord.inferCaller"
+    };
+    /** A third of logging's CPU spent finding callers: the pattern, not the volume, is the cost. */
+    static final double CALLER_DATA_OF_LOGGING = 1.0 / 3;
+
     /** Ten stack traces a second: each is kilobytes of formatting and I/O, a storm rather than a signal. */
     static final double STACK_TRACES_PER_SECOND_WARN = 10;
 
@@ -74,6 +87,25 @@ public final class LoggingPressureRule implements Rule {
         if (sev == Severity.OK) return b.summary(what + ".").build();
         String logger = top < 0 ? "" : Evidence.text(t, top, "logger");
         String level = top < 0 ? "" : Evidence.text(t, top, "level");
+        double callers = ev.cpuShare(LoggingPressureRule::isCallerData);
+        if (fromProfile && callers >= CALLER_DATA_OF_LOGGING * share) {
+            Numbers nc = new Numbers();
+            String callerShare = nc.tag(Fmt.pct(callers), ev.cpuRef());
+            return b.numbers(nc.refs()).score(share).culprit("caller data in the log pattern" + (logger.isEmpty() ? "" : " (" + logger + ")"))
+                    .evidence("tables/logging#" + Math.max(top, 0))
+                    .summary(what + "; " + callerShare + " of CPU samples find each event's caller"
+                            + " (class, method, line) for the log pattern" + (logger.isEmpty() ? "" : ", most events from " + logger) + ".")
+                    .explanation("A pattern with the caller's method or line makes the framework walk the stack for every"
+                            + " event (logback through a new Throwable, counted as a caught exception), whatever is logged:"
+                            + " the cost is per event, and the appender's lock is held meanwhile.")
+                    .fix("Drop caller data from the pattern: %M, %L, %C, %F, %caller in logback (%line, %method, %class,"
+                            + " %file), %l, %L, %M, %C, %F in log4j2 (or includeLocation=\"false\"); the logger's name already"
+                            + " says which class logged.")
+                    .confirm(ev.confirm("monitor ch.qos.logback.classic.spi.LoggingEvent getCallerData -c 5"))
+                    .explains("tail-latency").explains("caught-exceptions")
+                    .explains(share >= CpuSaturationRule.EXPLAINS_SHARE ? "cpu-saturation" : "tail-latency")
+                    .build();
+        }
         b.score(Double.isFinite(share) ? share : 0.05).culprit(logger.isEmpty() ? level + " logging" : logger)
                 .evidence("tables/logging#" + Math.max(top, 0))
                 .summary(what + (level.isEmpty() ? "" : "; most " + (stacks > 0 ? "stack traces" : "events") + " at " + level
@@ -121,6 +153,11 @@ public final class LoggingPressureRule implements Rule {
                 .confirm(ev.confirm("monitor ch.qos.logback.core.OutputStreamAppender append -c 5"))
                 .explains("cpu-saturation").explains("tail-latency")
                 .build();
+    }
+
+    static boolean isCallerData(String frame) {
+        for (String p : CALLER_DATA) if (frame.startsWith(p)) return true;
+        return false;
     }
 
     static boolean isLogging(String frame) {
