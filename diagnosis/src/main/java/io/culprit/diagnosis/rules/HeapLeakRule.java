@@ -95,7 +95,7 @@ public final class HeapLeakRule implements Rule {
                 .fix("Bound what is kept" + (site == null ? "" : " (" + site.what + ")") + ": evict by size or age (an LRU map,"
                         + " Caffeine's maximumSize or expireAfterWrite), remove what is done with, or keep it outside the heap."
                         + " Do not size the heap up for it.")
-                .confirm(ev.confirm("dashboard -n 6 -i 10000") + " (the heap's used memory keeps rising from frame to frame)");
+                .confirm(ev.confirm("dashboard -n 6 -i 10000") + " (the heap's AFTER GC column keeps rising from frame to frame)");
         if (site != null) b.evidence("tables/old-objects#0");
         b.culprit(site != null && site.site != null ? site.site : "objects kept past their request");
         return b.build();

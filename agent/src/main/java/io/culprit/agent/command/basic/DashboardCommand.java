@@ -8,6 +8,7 @@ import io.culprit.agent.command.Format;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
@@ -68,16 +69,28 @@ public final class DashboardCommand implements Command {
         Map<String, Object> frame = new LinkedHashMap<>();
         frame.put("uptimeMs", ManagementFactory.getRuntimeMXBean().getUptime());
         frame.put("cpu", cpu.next());
-        frame.put("heap", usage(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage()));
+        Map<String, Object> heap = usage(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage());
+        frame.put("heap", heap);
         frame.put("nonHeap", usage(ManagementFactory.getMemoryMXBean().getNonHeapMemoryUsage()));
         List<Map<String, Object>> pools = new ArrayList<>();
+        // What each heap pool held right after its last collection: the live set, without the
+        // sawtooth of "used". A floor that climbs from frame to frame is a leak (heap-leak's confirm).
+        long heapAfterGc = 0;
+        boolean afterGcKnown = false;
         for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("name", p.getName());
             m.put("type", p.getType().name());
             m.putAll(usage(p.getUsage()));
+            MemoryUsage afterGc = p.getType() == MemoryType.HEAP ? p.getCollectionUsage() : null;
+            m.put("afterGc", afterGc == null ? null : afterGc.getUsed());
+            if (afterGc != null) {
+                heapAfterGc += afterGc.getUsed();
+                afterGcKnown = true;
+            }
             pools.add(m);
         }
+        heap.put("afterGc", afterGcKnown ? heapAfterGc : null);
         frame.put("pools", pools);
         List<Map<String, Object>> gcs = new ArrayList<>();
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -136,7 +149,7 @@ public final class DashboardCommand implements Command {
         ((Map<String, Object>) th.get("states")).forEach((s, n) -> sb.append(s).append(' ').append(n).append("  "));
         sb.append("\nclasses ").append(cl.get("loaded")).append(" loaded, ").append(cl.get("unloaded")).append(" unloaded\n\n");
         sb.append(Format.pad("MEMORY", 42)).append(Format.padLeft("USED", 9)).append(Format.padLeft("COMMITTED", 11))
-                .append(Format.padLeft("MAX", 9)).append(Format.padLeft("USAGE", 8)).append('\n');
+                .append(Format.padLeft("MAX", 9)).append(Format.padLeft("USAGE", 8)).append(Format.padLeft("AFTER GC", 10)).append('\n');
         row(sb, "heap", (Map<String, Object>) f.get("heap"));
         for (Map<String, Object> p : (List<Map<String, Object>>) f.get("pools")) {
             row(sb, "  " + p.get("name") + ("HEAP".equals(p.get("type")) ? "" : " (non-heap)"), p);
@@ -156,7 +169,8 @@ public final class DashboardCommand implements Command {
         sb.append(Format.pad(name, 42)).append(Format.padLeft(Format.bytes(used), 9))
                 .append(Format.padLeft(Format.bytes((Long) u.get("committed")), 11))
                 .append(Format.padLeft(Format.bytes(max), 9))
-                .append(Format.padLeft(max > 0 ? Format.percent(100.0 * used / max) : "-", 8)).append('\n');
+                .append(Format.padLeft(max > 0 ? Format.percent(100.0 * used / max) : "-", 8))
+                .append(Format.padLeft(u.get("afterGc") instanceof Long ? Format.bytes((Long) u.get("afterGc")) : "-", 10)).append('\n');
     }
 
     /** Process CPU between consecutive readings, as % of one core (like top). */
