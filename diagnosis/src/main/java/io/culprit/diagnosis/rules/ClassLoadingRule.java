@@ -107,7 +107,7 @@ public final class ClassLoadingRule implements Rule {
         }
         String caller = ev.cpuCaller(Frames::isLookup);
         Numbers n = new Numbers();
-        return b.severity(cpuShare >= PROFILE_SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(cpuShare)
+        b.severity(cpuShare >= PROFILE_SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(cpuShare)
                 .culprit(caller != null ? caller : "class and resource lookups").evidence(ev.cpuRef())
                 .summary(none + ", but " + n.tag(Fmt.pct(cpuShare), ev.cpuRef()) + " of CPU samples are in class, resource and"
                         + " service lookups" + (caller == null ? "" : ", most asked for by " + caller) + ".")
@@ -120,9 +120,9 @@ public final class ClassLoadingRule implements Rule {
                         + " JAXBContext are thread-safe to share; keep builders and transformers per thread or pooled), or"
                         + " name the implementation with its system property so no scan runs.")
                 .confirm(ev.confirm("classloading -i 5000") + (caller == null ? "" : " or " + Evidence.quoted("stack " + stackTarget(caller))))
-                .explains("tail-latency").explains("cpu-saturation")
-                .explains(LockContentionRule.topLockInLookup(ev) ? "lock-contention" : "tail-latency")
-                .build();
+                .explains("tail-latency").explains("cpu-saturation");
+        if (LockContentionRule.topLockInLookup(ev)) b.explains("lock-contention");
+        return b.build();
     }
 
     // Failed class loads surface as ClassNotFoundException / NoClassDefFoundError; other caught

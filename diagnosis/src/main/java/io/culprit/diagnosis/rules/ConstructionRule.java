@@ -10,6 +10,7 @@ import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -102,17 +103,17 @@ public final class ConstructionRule implements Rule {
     static final double FACTORY_SHARE_WARN = 0.1;
 
     private Optional<Finding> fromFactoryProfile(Evidence ev) {
-        if (!ev.hasCpuProfile()) return Optional.empty();
-        double share = ev.cpuShare(f -> JDK_FACTORIES.contains(Frames.stripLine(f)));
+        Optional<CpuProfile> profile = ev.cpuProfileIfAny();
+        if (profile.isEmpty()) return Optional.empty();
+        double share = ev.cpuShare(ConstructionRule::isJdkFactory);
         if (!(share >= FACTORY_SHARE_WARN)) return Optional.empty();
-        String top = null;
-        double best = 0;
-        for (String f : JDK_FACTORIES) {
-            double s = ev.cpuShare(x -> Frames.stripLine(x).equals(f));
-            if (s > best) { best = s; top = f; }
-        }
+        // One pass: each sample counts for the first factory look-up on its stack.
+        String top = profile.get().sumBy(stack -> {
+            for (String f : stack) if (isJdkFactory(f)) return Frames.stripLine(f);
+            return null;
+        }).entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElseThrow();
         String type = top.substring(0, top.lastIndexOf('.'));
-        String caller = ev.cpuCaller(f -> JDK_FACTORIES.contains(Frames.stripLine(f)));
+        String caller = ev.cpuCaller(ConstructionRule::isJdkFactory);
         Numbers n = new Numbers();
         return Optional.of(describe(ev, type, caller == null ? "" : caller, share).evidence(ev.cpuRef())
                 .summary(n.tag(Fmt.pct(share), ev.cpuRef()) + " of CPU samples create JDK factories (most "
@@ -120,6 +121,10 @@ public final class ConstructionRule implements Rule {
                         + ": each call looks up the implementation, with a service-loader scan of every jar, and builds a new"
                         + " factory; share it (the factories are thread-safe once configured).")
                 .numbers(n.refs()).build());
+    }
+
+    private static boolean isJdkFactory(String frame) {
+        return JDK_FACTORIES.contains(Frames.stripLine(frame));
     }
 
     // Stacks are top frame first: the deepest (outermost) non-JDK constructor is the object being

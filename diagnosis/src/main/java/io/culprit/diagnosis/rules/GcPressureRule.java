@@ -305,12 +305,16 @@ public final class GcPressureRule implements Rule {
 
     /** Where the allocation comes from (JFR allocation samples): the fix's second half names this code. */
     private static String topAllocationSite(Evidence ev, Numbers n) {
-        Optional<Table> sites = ev.rows("alloc-sites");
+        Optional<Table> sites = allocationSites(ev);
         if (sites.isEmpty()) return "";
         Table t = sites.get();
-        double share = t.number(0, "share");
-        if (!(share >= MIN_SITE_SHARE)) return "";
         String cls = Evidence.text(t, 0, "topClass");
-        return n.tag(Fmt.pct(share), "tables/alloc-sites#0") + " of sampled allocation at " + t.text(0, "site") + (cls.isEmpty() ? "" : " (mostly " + cls + ")");
+        return n.tag(Fmt.pct(t.number(0, "share")), "tables/alloc-sites#0") + " of sampled allocation at " + t.text(0, "site")
+                + (cls.isEmpty() ? "" : " (mostly " + cls + ")");
+    }
+
+    /** The allocation samples, when their top site carries enough of the bytes to be named ({@link GcTrigger} names it too). */
+    static Optional<Table> allocationSites(Evidence ev) {
+        return ev.rows("alloc-sites").filter(t -> t.number(0, "share") >= MIN_SITE_SHARE);
     }
 }

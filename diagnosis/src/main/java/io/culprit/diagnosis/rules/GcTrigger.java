@@ -138,8 +138,7 @@ final class GcTrigger {
 
     /** The site of most sampled allocation (gc-pressure's summary prints it with its share); null when none carries enough. */
     private static String topSite(Evidence ev) {
-        return ev.rows("alloc-sites").filter(t -> t.number(0, "share") >= GcPressureRule.MIN_SITE_SHARE)
-                .map(t -> t.text(0, "site")).orElse(null);
+        return GcPressureRule.allocationSites(ev).map(t -> t.text(0, "site")).orElse(null);
     }
 
     private static double finite(double v) {

@@ -91,7 +91,7 @@ public final class LoggingPressureRule implements Rule {
         if (fromProfile && callers >= CALLER_DATA_OF_LOGGING * share) {
             Numbers nc = new Numbers();
             String callerShare = nc.tag(Fmt.pct(callers), ev.cpuRef());
-            return b.numbers(nc.refs()).score(share).culprit("caller data in the log pattern" + (logger.isEmpty() ? "" : " (" + logger + ")"))
+            b.numbers(nc.refs()).score(share).culprit("caller data in the log pattern" + (logger.isEmpty() ? "" : " (" + logger + ")"))
                     .evidence("tables/logging#" + Math.max(top, 0))
                     .summary(what + "; " + callerShare + " of CPU samples find each event's caller"
                             + " (class, method, line) for the log pattern" + (logger.isEmpty() ? "" : ", most events from " + logger) + ".")
@@ -102,9 +102,9 @@ public final class LoggingPressureRule implements Rule {
                             + " %file), %l, %L, %M, %C, %F in log4j2 (or includeLocation=\"false\"); the logger's name already"
                             + " says which class logged.")
                     .confirm(ev.confirm("monitor ch.qos.logback.classic.spi.LoggingEvent getCallerData -c 5"))
-                    .explains("tail-latency").explains("caught-exceptions")
-                    .explains(share >= CpuSaturationRule.EXPLAINS_SHARE ? "cpu-saturation" : "tail-latency")
-                    .build();
+                    .explains("tail-latency").explains("caught-exceptions");
+            if (share >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation");
+            return b.build();
         }
         b.score(Double.isFinite(share) ? share : 0.05).culprit(logger.isEmpty() ? level + " logging" : logger)
                 .evidence("tables/logging#" + Math.max(top, 0))

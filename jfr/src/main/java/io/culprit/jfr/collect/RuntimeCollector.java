@@ -68,8 +68,8 @@ public final class RuntimeCollector implements EventCollector {
     }
 
     private void vmOperation(RecordedEvent e) {
-        String op = e.getString("operation");
-        double[] c = vmOps.computeIfAbsent(op == null ? "?" : op, k -> new double[4]);
+        String op = e.getString("operation") == null ? "?" : e.getString("operation");
+        double[] c = vmOps.computeIfAbsent(op, k -> new double[4]);
         double ms = EventCollector.ms(e.getDuration());
         c[0]++;
         c[1] += ms;
@@ -77,7 +77,7 @@ public final class RuntimeCollector implements EventCollector {
         if (e.getBoolean("safepoint")) c[3]++;
         RecordedThread caller = e.getValue("caller");
         String name = caller == null ? null : caller.getJavaName() != null ? caller.getJavaName() : caller.getOSName();
-        Map<String, long[]> callers = vmOpCallers.computeIfAbsent(op == null ? "?" : op, k -> new HashMap<>());
+        Map<String, long[]> callers = vmOpCallers.computeIfAbsent(op, k -> new HashMap<>());
         if (name != null && callers.size() < 100) callers.computeIfAbsent(threadGroup(name), k -> new long[1])[0]++;
     }
 
