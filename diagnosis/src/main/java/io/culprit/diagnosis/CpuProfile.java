@@ -64,6 +64,18 @@ public final class CpuProfile {
         return a > 0 && frame.endsWith("]") ? frame.substring(0, a) : frame;
     }
 
+    /** The stacks {@code keep} accepts, with their counts: a sub-profile whose shares are of those samples. */
+    public CpuProfile only(Predicate<String[]> keep) {
+        CpuProfile sub = new CpuProfile();
+        for (int i = 0; i < stacks.size(); i++) {
+            if (!keep.test(stacks.get(i))) continue;
+            sub.stacks.add(stacks.get(i));
+            sub.counts.add(counts.get(i));
+            sub.total += counts.get(i);
+        }
+        return sub;
+    }
+
     public long samples() {
         return total;
     }

@@ -24,11 +24,12 @@ public final class ClientLibraries {
 
     /**
      * The clients whose calls culprit's framework probes time (agent/probe: HikariCP's proxies, the
-     * JDK's HttpClient, Apache HttpClient 5, OkHttp, Jedis, Lettuce, Spring's RestTemplate, RestClient
-     * and WebClient): a wait inside them is already a call in the {@code calls} table.
+     * JDK's HttpClient and HttpURLConnection, Apache HttpClient 5, OkHttp, Jedis, Lettuce, Spring's
+     * RestTemplate, RestClient and WebClient): a wait inside them is already a call in the {@code calls} table.
      */
     private static final String[] PROBED = {
-        "com.zaxxer.hikari.", "java.net.http.", "jdk.internal.net.http.", "org.apache.hc.client5.", "okhttp3.",
+        "com.zaxxer.hikari.", "java.net.http.", "jdk.internal.net.http.", "sun.net.www.protocol.http.",
+        "sun.net.www.protocol.https.", "org.apache.hc.client5.", "okhttp3.",
         "redis.clients.jedis.", "io.lettuce.", "org.springframework.http.client.",
         "org.springframework.web.reactive.function.client."
     };

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 
@@ -59,8 +60,9 @@ final class AppExecutors {
         }
     }
 
-    /** Sums over the bounded executors for series {@code pools}; none when none was seen. */
+    /** Sums over the bounded executors for series {@code pools}, and the common pool; none when none was seen or used. */
     void sample(Map<String, Double> row) {
+        sampleCommonPool(row);
         if (seen.isEmpty()) return;
         double active = 0, queued = 0, max = 0;
         for (ThreadPoolExecutor e : seen) {
@@ -80,8 +82,35 @@ final class AppExecutors {
         row.put("executorMax", max);
     }
 
+    /**
+     * {@code ForkJoinPool.commonPool()}: where {@code CompletableFuture.supplyAsync}/{@code runAsync}
+     * without an executor and parallel streams run, sized for CPU-bound work (cores − 1 threads).
+     * Blocking calls there queue every caller behind a few threads. It is never found at a
+     * worker (it has none of ThreadPoolExecutor's), but it is always there: sampled once it has
+     * threads. Active counts threads running a task, blocked ones included, and the compensating
+     * threads a managed block adds, so it may exceed the parallelism.
+     */
+    static void sampleCommonPool(Map<String, Double> row) {
+        ForkJoinPool common = ForkJoinPool.commonPool();
+        if (common.getPoolSize() == 0) return;
+        row.put("commonActive", (double) common.getActiveThreadCount());
+        row.put("commonQueued", (double) (common.getQueuedSubmissionCount() + common.getQueuedTaskCount()));
+        row.put("commonMax", (double) common.getParallelism());
+    }
+
     /** One row per executor for the {@code pools} view. */
     void describe(List<Map<String, Object>> rows) {
+        ForkJoinPool common = ForkJoinPool.commonPool();
+        if (common.getPoolSize() > 0) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("pool", "executor ForkJoinPool.commonPool");
+            double active = common.getActiveThreadCount();
+            r.put("active", active);
+            r.put("idle", Math.max(0, common.getPoolSize() - active));
+            r.put("pending", (double) (common.getQueuedSubmissionCount() + common.getQueuedTaskCount()));
+            r.put("total", (double) common.getParallelism());
+            rows.add(r);
+        }
         for (ThreadPoolExecutor e : seen) {
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("pool", "executor " + name(e));

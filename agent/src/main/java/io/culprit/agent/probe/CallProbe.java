@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * connection prepares it (the proxy does not keep it), in a small per-thread memory: see
  * {@link Prepared}. Outbound HTTP is timed at Spring's {@code AbstractClientHttpRequest.execute()}
  * (RestTemplate and RestClient), at WebClient's exchange ({@link WebClientHooks}), the JDK's
- * HttpClient ({@link JdkHttpHooks}), Apache HttpClient 5 ({@link ApacheHttpHooks}) and OkHttp
+ * HttpClient ({@link JdkHttpHooks}) and HttpURLConnection ({@link UrlConnectionHooks}), Apache HttpClient 5 ({@link ApacheHttpHooks}) and OkHttp
  * ({@link OkHttpHooks}), each counted once when Spring's request runs on it; Redis at Jedis's connection ({@link RedisHooks}) and Lettuce's
  * ({@link LettuceHooks}). Each target keeps the application code it was first called from
  * ({@link CallSite}). A call slower than its kind's threshold is counted as slow and kept,
@@ -118,6 +118,7 @@ final class CallProbe {
         });
         h.addAll(WebClientHooks.hooks(this));
         h.addAll(JdkHttpHooks.hooks(this));
+        h.addAll(UrlConnectionHooks.hooks(this));
         h.addAll(ApacheHttpHooks.hooks(this));
         h.addAll(OkHttpHooks.hooks(this));
         h.addAll(RedisHooks.hooks(this));

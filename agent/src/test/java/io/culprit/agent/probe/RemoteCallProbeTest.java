@@ -81,6 +81,38 @@ class RemoteCallProbeTest {
     }
 
     @Test
+    void anHttpUrlConnectionIsTimedOnceWhateverTheCallerAsksIt() throws Exception {
+        assumeTrue(ProbeContext.BRIDGE_ON_BOOT_PATH, ProbeContext.WHY_NO_JDK);
+        try (RemoteStub remote = new RemoteStub()) {
+            String base = remote.base;
+            open(base + "/slow").getResponseCode();  // loads the JDK's HttpURLConnection before the weave
+            Probes p = Probes.ensure(ProbeContext.INST);
+            assertThat(p.woven).anyMatch(w -> w.startsWith(UrlConnectionHooks.HTTP_URL_CONNECTION + ".getInputStream0"));
+
+            // The usual pattern asks for the status, then the body: one round trip, one call.
+            java.net.HttpURLConnection both = open(base + "/slow");
+            assertThat(both.getResponseCode()).isEqualTo(200);
+            both.getInputStream().close();
+            try (java.io.InputStream in = open(base + "/slow").getInputStream()) {
+                in.readAllBytes();
+            }
+            assertThat(open(base + "/broken").getResponseCode()).isEqualTo(503);
+            assertThat(open(base + "/absent").getResponseCode()).isEqualTo(404);
+
+            Map<String, Object> s = CallRows.waitForRow(p, "http", "GET " + base + "/slow", 2);
+            assertThat(s).containsEntry("count", 2L).containsEntry("errors", 0L);
+            assertThat((Double) s.get("maxMs")).isGreaterThanOrEqualTo(80.0);
+            assertThat(CallRows.waitForRow(p, "http", "GET " + base + "/broken", 1)).containsEntry("errors", 1L);
+            // A 4xx is the service's answer, not a failed call, as with the other clients.
+            assertThat(CallRows.waitForRow(p, "http", "GET " + base + "/absent", 1)).containsEntry("errors", 0L);
+        }
+    }
+
+    private static java.net.HttpURLConnection open(String url) throws java.io.IOException {
+        return (java.net.HttpURLConnection) URI.create(url).toURL().openConnection();
+    }
+
+    @Test
     void anHttpCallMadeWhileHoldingAPooledConnectionIsCountedAsHeld() throws Exception {
         assumeTrue(ProbeContext.BRIDGE_ON_BOOT_PATH, ProbeContext.WHY_NO_JDK);
         com.zaxxer.hikari.HikariConfig c = new com.zaxxer.hikari.HikariConfig();

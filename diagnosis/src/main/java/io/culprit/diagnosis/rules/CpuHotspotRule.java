@@ -4,6 +4,7 @@ import io.culprit.diagnosis.CpuProfile;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Frames;
+import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.ClientLibraries;
 import io.culprit.model.Finding;
@@ -48,8 +49,7 @@ public final class CpuHotspotRule implements Rule {
             return finding(Severity.OK).evidence("profiles/cpu.collapsed").number(Long.toString(p.samples()), "profiles/cpu.collapsed")
                     .summary("only " + p.samples() + " CPU samples: too few to weigh one method's share.").build();
         }
-        Map<String, Long> byMethod = p.sumBy(CpuHotspotRule::computingMethod);
-        Map.Entry<String, Long> top = byMethod.entrySet().stream().max(Map.Entry.comparingByValue()).orElse(null);
+        Map.Entry<String, Long> top = top(p.sumBy(CpuHotspotRule::computingMethod));
         double share = top == null ? 0 : (double) top.getValue() / p.samples();
         Finding.Builder b = finding(Severity.OK).evidence("profiles/cpu.collapsed");
         // Tagged only where printed: "no application method" prints no share.
@@ -60,22 +60,48 @@ public final class CpuHotspotRule implements Rule {
                     + " of CPU samples.").build();
         }
         String method = top.getKey();
-        Map<String, Long> leaves = p.sumBy(st -> method.equals(computingMethod(st)) ? Frames.stripLine(st[st.length - 1]) : null);
-        Map.Entry<String, Long> leaf = leaves.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow();
+        CpuProfile mine = p.only(st -> method.equals(computingMethod(st)));
+        long own = mine.samples();
+        Map.Entry<String, Long> leaf = top(mine.sumBy(st -> Frames.stripLine(st[st.length - 1])));
         boolean self = leaf.getKey().equals(method) || method.equals(methodOf(leaf.getKey()));
-        double leafShare = (double) leaf.getValue() / top.getValue();
+        Numbers n = new Numbers();
+        String leafShare = Fmt.pct((double) leaf.getValue() / own);
+        // What it calls, and the kind of computation: the flame graph's first question, and the cure.
+        Map.Entry<String, Long> callee = top(mine.sumBy(HotCallee::callee));
+        boolean namedCallee = !self && callee != null && !callee.getKey().equals(leaf.getKey()) && callee.getValue() * 2 >= own;
+        String detail = self ? "most of it in its own code"
+                : namedCallee
+                ? n.tag(Fmt.pct((double) callee.getValue() / own), "profiles/cpu.collapsed") + " of it in its call to "
+                        + callee.getKey() + ", the hottest leaf " + leaf.getKey() + " (" + n.tag(leafShare, "profiles/cpu.collapsed") + ")"
+                : "the hottest leaf is " + leaf.getKey() + " (" + n.tag(leafShare, "profiles/cpu.collapsed") + " of it)";
+        Map.Entry<String, Long> kindTop = top(mine.sumBy(st -> {
+            HotCallee.Kind k = HotCallee.kind(st);
+            return k == null ? null : k.name();
+        }));
+        // A kind names the cure only when it is most of the method's time.
+        HotCallee.Kind kind = kindTop != null && kindTop.getValue() * 2 >= own ? HotCallee.Kind.valueOf(kindTop.getKey()) : null;
+        boolean sameSamples = kind != null && namedCallee && callee.getValue().equals(kindTop.getValue());
+        if (kind != null) detail += sameSamples ? "; that is " + kind.what
+                : "; " + n.tag(Fmt.pct((double) kindTop.getValue() / own), "profiles/cpu.collapsed") + " of it is " + kind.what;
+        boolean mapLock = mine.only(HotCallee::underMapLock).samples() * 2 >= own;
+        if (mapLock) detail += "; it runs inside ConcurrentHashMap.compute or merge, holding the lock of the key's bin, so"
+                + " requests on one key take turns";
+        String fix = kind != null ? kind.fix
+                : "Read the flame graph under " + method + ": replace quadratic lookups by a HashSet or HashMap, make"
+                + " regular expressions linear (possessive or atomic groups, no nested quantifiers) and compile them"
+                + " once, compute what does not change once and cache it, or bound the input it accepts.";
+        if (mapLock) fix += " Do the work outside the map's compute (compute the value first, then put or replace it), so"
+                + " the bin lock covers only the update.";
+        if (mapLock) b.explains("lock-contention");
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(method)
                 .summary(method + " computes in " + Fmt.pct(share) + " of all CPU samples, with nothing but the JDK and"
-                        + " computing libraries below it; " + (self ? "most of it in its own code" : "the hottest leaf is "
-                        + leaf.getKey() + " (" + Fmt.pct(leafShare) + " of it)") + ".")
-                .number(Fmt.pct(leafShare), "profiles/cpu.collapsed")
-                .explanation("No dependency, lock or framework is involved: the request's time is this method's own"
+                        + " computing libraries below it; " + detail + ".")
+                .numbers(n.refs())
+                .explanation("No dependency or framework is involved: the request's time is this method's own"
                         + " work, and it grows with its input (a regular expression that backtracks, a lookup in a list"
                         + " inside a loop, the same parse or hash per item). Every request that reaches it pays, and under"
                         + " load the cores it holds are what sets the service's capacity.")
-                .fix("Read the flame graph under " + method + ": replace quadratic lookups by a HashSet or HashMap, make"
-                        + " regular expressions linear (possessive or atomic groups, no nested quantifiers) and compile them"
-                        + " once, compute what does not change once and cache it, or bound the input it accepts.")
+                .fix(fix)
                 .confirm(ev.confirm("trace " + Frames.classAndMethod(method) + " -n 3"))
                 .explains("cpu-saturation").explains("tail-latency").explains("thread-oversubscription")
                 .build();
@@ -86,13 +112,7 @@ public final class CpuHotspotRule implements Rule {
      * as {@code class.method} (a lambda named by its enclosing method); null otherwise.
      */
     static String computingMethod(String[] stack) {
-        int app = -1;
-        for (int i = stack.length - 1; i >= 0; i--) {
-            if (Frames.isApplication(stack[i])) {
-                app = i;
-                break;
-            }
-        }
+        int app = HotCallee.deepestApplication(stack);
         if (app < 0) return null;
         for (int i = app + 1; i < stack.length; i++) if (!computes(stack[i])) return null;
         for (String f : stack) if (namedElsewhere(f)) return null;
@@ -122,6 +142,11 @@ public final class CpuHotspotRule implements Rule {
         return Frames.isLookup(frame) || frame.startsWith("java.lang.Throwable.") || frame.contains("Exception.<init>")
                 || frame.contains("Error.<init>") || SerializationCpuRule.isSerialization(frame)
                 || LoggingPressureRule.isLogging(frame) || PrototypeBeansRule.isCreation(frame);
+    }
+
+    /** The largest entry, null for none. */
+    private static <K> Map.Entry<K, Long> top(Map<K, Long> sums) {
+        return sums.entrySet().stream().max(Map.Entry.comparingByValue()).orElse(null);
     }
 
     /** {@code a.B.m:12} → {@code a.B.m}; {@code a.B.lambda$m$3} → {@code a.B.m}. */

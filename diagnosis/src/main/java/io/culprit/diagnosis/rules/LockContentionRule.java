@@ -118,6 +118,9 @@ public final class LockContentionRule implements Rule {
         String culprit = lookup ? Frames.firstCaller(stack) : Frames.firstNonJdk(stack);
         String ownerThread = Evidence.text(t, top, "ownerThread");
         boolean handOff = isHandOff(lock);
+        // The pool the hand-off queues on, when all its threads were busy: the common pool first, as
+        // a CompletableFuture's default, then the application's executors.
+        FullPool pool = !handOff ? null : FullPool.COMMON.full(ev) ? FullPool.COMMON : FullPool.EXECUTORS.full(ev) ? FullPool.EXECUTORS : null;
         String path = Frames.callPath(waiter, 3);
         Numbers n = new Numbers();
         String weight = "threads spent " + n.tag(Fmt.ms(blocked), "tables/locks") + " blocked" + (Double.isFinite(share)
@@ -131,7 +134,7 @@ public final class LockContentionRule implements Rule {
                         + (!owner.isEmpty() && culprit != null ? ", held at " + culprit + (ownerThread.isEmpty() ? "" : " by " + ownerThread) : "")
                         + (path.isEmpty() ? "" : ", waiters at " + path)
                         + (lookup ? "; the lock is taken inside class or resource lookup" : "")
-                        + second(t, top, requestMs, n) + (handOff && executorsFull(ev) ? executors(ev, n) : "") + ".")
+                        + second(t, top, requestMs, n) + (pool == null ? "" : pool.describe(ev, n)) + ".")
                 .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .explanation(handOff
@@ -140,16 +143,16 @@ public final class LockContentionRule implements Rule {
                         + " The waiters' path shows which call hands off."
                         : "Every request that needs this lock waits for the one holding it; the wait grows with"
                         + " concurrency while the CPU stays partly idle. The owner's stack shows the code holding it.")
-                .fix(handOff && executorsFull(ev)
-                        ? "The pool the requests hand their tasks to is full, and the tasks queue: give it threads for"
-                        + " its work (task rate × task time, by Little's Law), or hand it fewer tasks (batch them, run"
-                        + " cheap ones on the request thread); a queue that keeps growing needs a bound and a rejection."
+                .fix(pool != null ? pool.fix
                         : handOff
                         // A hand-off has no lock to shorten: the cure is not handing off what need not be.
                         ? "Run work that neither blocks nor calls out on the request thread instead of handing it to"
                         + " a pool (Hystrix: execution.isolation.strategy=SEMAPHORE, or no command at all for local"
                         + " reads; Resilience4j: a semaphore Bulkhead, not a ThreadPoolBulkhead); keep thread-pool"
                         + " isolation for remote calls, with the pool sized to rate × latency."
+                        + (lock.contains("CompletableFuture") ? " CompletableFuture.supplyAsync and runAsync without an"
+                        + " executor run on ForkJoinPool.commonPool, or on a new thread per task where that pool has"
+                        + " fewer than two threads (two CPUs or fewer): pass them an executor of their own." : "")
                         : "Take the lock off the per-request path (do the work once, cache it, or use a lock-free"
                         + " structure), or shrink the critical section to the shared state only.")
                 // thread -b names a lock's holder; a hand-off has none: the call paths into the wait show who hands off.
@@ -157,24 +160,45 @@ public final class LockContentionRule implements Rule {
                 .build();
     }
 
-    /** Every executor thread busy in most windows: {@link ContainerQueueRule#FULL_SHARE}. */
-    private static boolean executorsFull(Evidence ev) {
-        return ev.fill("pools", "executorActive", "executorMax").map(f -> f.windows >= ContainerQueueRule.MIN_WINDOWS
-                && f.share() >= ContainerQueueRule.FULL_SHARE).orElse(false);
-    }
+    /** A pool a hand-off's tasks queue on, read from series {@code pools}. */
+    enum FullPool {
+        COMMON("common", "ForkJoinPool.commonPool",
+                "The hand-off runs on ForkJoinPool.commonPool (CompletableFuture.supplyAsync or runAsync without an"
+                + " executor, parallel streams), which has few threads (cores − 1 by default), sized for computation: tasks that block"
+                + " on I/O or locks there queue every caller behind a few threads. Pass CompletableFuture an executor"
+                + " of its own with threads for its work (task rate × task time, by Little's Law), or make the call"
+                + " on the request thread; keep the common pool for CPU-bound work."),
+        EXECUTORS("executor", "the application's executors",
+                "The pool the requests hand their tasks to is full, and the tasks queue: give it threads for"
+                + " its work (task rate × task time, by Little's Law), or hand it fewer tasks (batch them, run"
+                + " cheap ones on the request thread); a queue that keeps growing needs a bound and a rejection.");
 
-    /**
-     * How full the application's executors were, when every thread was busy in most windows: a
-     * hand-off waits longest when its tasks queue behind a full pool.
-     */
-    private static String executors(Evidence ev, Numbers n) {
-        Optional<Evidence.Fill> fill = ev.fill("pools", "executorActive", "executorMax");
-        if (fill.isEmpty() || fill.get().windows == 0) return "";
-        double queued = ev.stats("pools", "executorQueued").map(s -> s.mean()).orElse(Double.NaN);
-        return "; the application's executors had all " + n.tag(Fmt.num(fill.get().capacity), "series/pools#executorMax")
-                + " threads busy in " + n.tag(Fmt.pct(fill.get().share()), "series/pools#executorActive") + " of "
-                + fill.get().windows + " windows" + (queued > 0 ? ", " + n.tag(Fmt.num(queued), "series/pools#executorQueued")
-                        + " tasks queued on average" : "");
+        private final String column;
+        private final String name;
+        final String fix;
+
+        FullPool(String column, String name, String fix) {
+            this.column = column;
+            this.name = name;
+            this.fix = fix;
+        }
+
+        /** Every thread busy in most windows: {@link ContainerQueueRule#FULL_SHARE}. */
+        boolean full(Evidence ev) {
+            return ev.fill("pools", column + "Active", column + "Max").map(f -> f.windows >= ContainerQueueRule.MIN_WINDOWS
+                    && f.share() >= ContainerQueueRule.FULL_SHARE).orElse(false);
+        }
+
+        /** How full it was: a hand-off waits longest when its tasks queue behind a full pool. */
+        String describe(Evidence ev, Numbers n) {
+            Optional<Evidence.Fill> fill = ev.fill("pools", column + "Active", column + "Max");
+            if (fill.isEmpty() || fill.get().windows == 0) return "";
+            double queued = ev.stats("pools", column + "Queued").map(s -> s.mean()).orElse(Double.NaN);
+            String ref = "series/pools#" + column;
+            return "; " + name + " had all " + n.tag(Fmt.num(fill.get().capacity), ref + "Max") + " threads busy in "
+                    + n.tag(Fmt.pct(fill.get().share()), ref + "Active") + " of " + fill.get().windows + " windows"
+                    + (queued > 0 ? ", " + n.tag(Fmt.num(queued), ref + "Queued") + " tasks queued on average" : "");
+        }
     }
 
     /**

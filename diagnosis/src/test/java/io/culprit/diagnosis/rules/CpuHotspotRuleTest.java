@@ -36,7 +36,10 @@ class CpuHotspotRuleTest {
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.culprit()).isEqualTo("com.shop.catalog.Tags.distinct");
         assertThat(f.summary()).isEqualTo("com.shop.catalog.Tags.distinct computes in 64 % of all CPU samples, with nothing but"
-                + " the JDK and computing libraries below it; the hottest leaf is java.lang.String.equals (86 % of it).");
+                + " the JDK and computing libraries below it; 93 % of it in its call to java.util.ArrayList.contains, the hottest"
+                + " leaf java.lang.String.equals (86 %).");
+        // no kind with a cure of its own: the general advice
+        assertThat(f.fix()).startsWith("Read the flame graph under com.shop.catalog.Tags.distinct");
         // native frames (the C library's sort, a shared object) and RxJava are not the application's
         assertThat(Frames.isApplication("msort_with_tmp.part.0")).isFalse();
         assertThat(Frames.isApplication("rx.internal.util.SubscriptionList.unsubscribeFromAll")).isFalse();
@@ -91,7 +94,46 @@ class CpuHotspotRuleTest {
                         + REQUEST + "com.shop.auth.Login.check;org.springframework.jdbc.core.JdbcTemplate.query;org.h2.command.Command.executeQuery 300\n"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.culprit()).isEqualTo("com.shop.auth.Login.check");
-        assertThat(f.summary()).contains("computes in 70 %", "the hottest leaf is org.springframework.security.crypto.bcrypt.BCrypt.encipher");
+        assertThat(f.summary()).contains("computes in 70 %", "in its call to org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder.matches",
+                "the hottest leaf org.springframework.security.crypto.bcrypt.BCrypt.encipher", "; that is password hashing");
+        assertThat(f.fix()).startsWith("Password hashing is slow on purpose");
+    }
+
+    @Test
+    void aBacktrackingRegularExpressionGetsTheRegexCure() {
+        Finding f = new CpuHotspotRule().evaluate(profile(
+                REQUEST + "com.shop.Comments.screen;java.util.regex.Matcher.find;java.util.regex.Matcher.search;"
+                        + "java.util.regex.Pattern$CharPropertyGreedy.match 500\n"
+                        + REQUEST + "com.shop.Comments.screen;java.lang.String.repeat 100\n"
+                        + "java.lang.Thread.run;org.apache.coyote.http11.Http11Processor.service;java.util.HashMap.get 400\n"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).contains("83 % of it in its call to java.util.regex.Matcher.find",
+                "; that is java.util.regex (a regular expression backtracking)");
+        assertThat(f.fix()).startsWith("The regular expression backtracks");
+    }
+
+    @Test
+    void randomIdsNameSecureRandomAndWorkInsideAMapComputeTakesTurns() {
+        // UUID.randomUUID per item: the shared secure generator, not the method's own code.
+        Finding ids = new CpuHotspotRule().evaluate(profile(
+                REQUEST + "com.shop.Lines.ids;java.util.UUID.randomUUID;java.security.SecureRandom.nextBytes;"
+                        + "sun.security.provider.NativePRNG$RandomIO.implNextBytes;sun.security.provider.DigestBase.engineUpdate 300\n"
+                        + "java.lang.Thread.run;org.apache.coyote.http11.Http11Processor.service;java.util.HashMap.get 700\n"));
+        assertThat(ids.severity()).isEqualTo(Severity.WARN);
+        assertThat(ids.summary()).contains("100 % of it in its call to java.util.UUID.randomUUID", "; that is SecureRandom");
+        assertThat(ids.fix()).startsWith("UUID.randomUUID() and new SecureRandom()");
+        assertThat(ids.explains()).doesNotContain("lock-contention");
+
+        // A percentile kept by sorting the whole window inside ConcurrentHashMap.compute.
+        Finding p99 = new CpuHotspotRule().evaluate(profile(
+                REQUEST + "com.shop.Stats.record;java.util.concurrent.ConcurrentHashMap.compute;com.shop.Stats.lambda$record$0;"
+                        + "java.util.Arrays.sort;java.util.DualPivotQuicksort.sort 700\n"
+                        + REQUEST + "com.shop.Stats.record;java.util.Random.nextInt 100\n"
+                        + "java.lang.Thread.run;org.apache.coyote.http11.Http11Processor.service;java.util.HashMap.get 200\n"));
+        assertThat(p99.culprit()).isEqualTo("com.shop.Stats.record");
+        assertThat(p99.summary()).contains("88 % of it in its call to java.util.Arrays.sort", "; that is sorting", "inside ConcurrentHashMap.compute or merge, holding the lock of the key's bin");
+        assertThat(p99.fix()).startsWith("The same data is sorted on every call").contains("Do the work outside the map's compute");
+        assertThat(p99.explains()).contains("lock-contention");
     }
 
     @Test

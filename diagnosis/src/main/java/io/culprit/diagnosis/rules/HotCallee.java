@@ -1,0 +1,97 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Frames;
+
+/**
+ * What a hot application method spends its CPU on, read from the frames below it: the call it
+ * makes (the first frame below the deepest application frame), and the kinds of computation
+ * whose cure is known whatever the application (a backtracking regular expression, a secure
+ * random generator, password hashing, sorting per call). Keyed to JDK and library APIs only.
+ */
+final class HotCallee {
+
+    /** A kind of computation with a cure of its own. */
+    enum Kind {
+        REGEX("java.util.regex (a regular expression backtracking)",
+                "The regular expression backtracks: on input that does not match, nested or adjacent unbounded"
+                + " quantifiers (\".*(.*=.*)\", \"(a+)+\") try every way to split it, polynomially or exponentially"
+                + " in its length. Make the pattern linear (possessive quantifiers or atomic groups, one quantifier per"
+                + " span, anchors), bound the length of the input it runs on, and compile it once.",
+                "java.util.regex."),
+        RANDOM("SecureRandom (UUID.randomUUID and secure random numbers)",
+                "UUID.randomUUID() and new SecureRandom() draw from one secure generator shared by every thread"
+                + " (NativePRNG mixes each read through SHA-1, under a lock). Ids that need not be unguessable can come"
+                + " from a cheaper source (ThreadLocalRandom, a counter, a time-based id); where they must be, draw one"
+                + " per request rather than per item, or keep one SecureRandom per thread.",
+                "java.util.UUID.randomUUID", "java.security.SecureRandom.", "sun.security.provider."),
+        PASSWORD_HASH("password hashing",
+                "Password hashing is slow on purpose (each step of BCrypt's work factor doubles it): verify a password"
+                + " once per login and issue a session or token instead of hashing on every request, keep the work"
+                + " factor at what policy asks, and rate-limit the endpoints that hash.",
+                "org.springframework.security.crypto.", "org.mindrot.jbcrypt.", "at.favre.lib.crypto.bcrypt.",
+                "de.mkammerer.argon2.", "com.sun.crypto.provider.PBKDF2", "javax.crypto.SecretKeyFactory."),
+        SORT("sorting",
+                "The same data is sorted on every call: keep it sorted as it changes (a TreeMap, a heap, insertion"
+                + " into place), sort once and cache the result, or compute the statistic incrementally (HdrHistogram"
+                + " for percentiles) instead of sorting a copy each time.",
+                "java.util.Arrays.sort", "java.util.Arrays.parallelSort", "java.util.Collections.sort", "java.util.List.sort",
+                "java.util.ArrayList.sort", "java.util.TimSort.", "java.util.ComparableTimSort.", "java.util.DualPivotQuicksort.",
+                "java.util.stream.SortedOps");
+
+        final String what;
+        final String fix;
+        private final String[] prefixes;
+
+        Kind(String what, String fix, String... prefixes) {
+            this.what = what;
+            this.fix = fix;
+            this.prefixes = prefixes;
+        }
+
+        private boolean matches(String frame) {
+            for (String p : prefixes) if (frame.startsWith(p)) return true;
+            return false;
+        }
+    }
+
+    /**
+     * Map methods that run the caller's function while holding the lock of the key's bin: work
+     * done there serializes every request on that key.
+     */
+    private static final String[] MAP_LOCK = {
+        "java.util.concurrent.ConcurrentHashMap.compute", "java.util.concurrent.ConcurrentHashMap.merge"
+    };
+
+    private HotCallee() { }
+
+    /** Index of the deepest application frame of a stack (root first), or -1. */
+    static int deepestApplication(String[] stack) {
+        for (int i = stack.length - 1; i >= 0; i--) if (Frames.isApplication(stack[i])) return i;
+        return -1;
+    }
+
+    /** The call the deepest application frame makes, without its line; null when that frame is the leaf. */
+    static String callee(String[] stack) {
+        int app = deepestApplication(stack);
+        return app < 0 || app == stack.length - 1 ? null : Frames.stripLine(stack[app + 1]);
+    }
+
+    /** The kind of computation below the deepest application frame, the first one found from it to the leaf; null if none. */
+    static Kind kind(String[] stack) {
+        int app = deepestApplication(stack);
+        if (app < 0) return null;
+        for (int i = app + 1; i < stack.length; i++) {
+            for (Kind k : Kind.values()) if (k.matches(stack[i])) return k;
+        }
+        return null;
+    }
+
+    /** True when the application's computation runs inside a ConcurrentHashMap's per-key lock. */
+    static boolean underMapLock(String[] stack) {
+        int app = deepestApplication(stack);
+        for (int i = 0; i < app; i++) {
+            for (String m : MAP_LOCK) if (stack[i].startsWith(m)) return true;
+        }
+        return false;
+    }
+}

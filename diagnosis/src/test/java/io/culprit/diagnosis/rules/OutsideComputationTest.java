@@ -1,0 +1,72 @@
+package io.culprit.diagnosis.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.culprit.diagnosis.Fixtures;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Five faults of a Spring Boot service written outside the lab (session 19), recorded by
+ * {@code culprit diagnose}. The CPU ones already had the right method; the verdict now says what
+ * in it costs (secure random ids, sorting inside a map's per-key lock, password hashing) and
+ * gives that cure, not the generic one. The hand-offs to {@code CompletableFuture} named the join
+ * and gave Hystrix's advice; they now name the common pool when it was full, and the default
+ * executor's behaviour when it was not.
+ */
+class OutsideComputationTest {
+
+    @Test
+    void uuidsPerItemNameSecureRandom() {
+        Finding f = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-secure-random"));
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.culprit()).isEqualTo("blind.BlindApp$Api.uuid");
+        assertThat(f.summary()).contains("100 % of it in its call to java.util.UUID.randomUUID",
+                "; that is SecureRandom (UUID.randomUUID and secure random numbers)");
+        assertThat(f.fix()).startsWith("UUID.randomUUID() and new SecureRandom() draw from one secure generator");
+    }
+
+    @Test
+    void aPercentileSortedInsideConcurrentHashMapComputeNamesTheSortAndTheBinLock() {
+        Finding f = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-sorted-window"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.BlindApp$Api.stats");
+        assertThat(f.summary()).contains("99 % of it in its call to java.util.Arrays.sort", "; that is sorting",
+                "it runs inside ConcurrentHashMap.compute or merge, holding the lock of the key's bin");
+        assertThat(f.fix()).contains("HdrHistogram for percentiles", "Do the work outside the map's compute");
+        // The monitor waits on the map's node are this method's doing.
+        assertThat(f.explains()).contains("lock-contention");
+        assertThat(new LockContentionRule().evaluate(Fixtures.evidence("outside-sorted-window")).summary())
+                .contains("java.util.concurrent.ConcurrentHashMap$Node");
+    }
+
+    @Test
+    void bcryptPerRequestIsPasswordHashing() {
+        Finding f = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-bcrypt"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).contains("in its call to org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder.matches",
+                "; that is password hashing");
+        assertThat(f.fix()).startsWith("Password hashing is slow on purpose");
+    }
+
+    @Test
+    void aFullCommonPoolIsNamedWithItsThreadsAndQueue() {
+        Finding f = new LockContentionRule().evaluate(Fixtures.evidence("outside-common-pool"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.BlindApp$Api.async:83");
+        assertThat(f.summary()).contains("CompletableFuture$Signaller", "waiting for work handed to other threads",
+                "; ForkJoinPool.commonPool had all 3 threads busy in 94 % of 16 windows, 4.7 tasks queued on average");
+        assertThat(f.fix()).startsWith("The hand-off runs on ForkJoinPool.commonPool").doesNotContain("Hystrix");
+    }
+
+    @Test
+    void aCompletableFutureOffTheCommonPoolGetsTheDefaultExecutorsBehaviour() {
+        // Two CPUs: the common pool has one thread, so supplyAsync started a thread per task and no
+        // pool was ever full.
+        Finding f = new LockContentionRule().evaluate(Fixtures.evidence("outside-thread-per-task"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).doesNotContain("commonPool");
+        assertThat(f.fix()).contains("on a new thread per task where that pool has fewer than two threads");
+    }
+}
