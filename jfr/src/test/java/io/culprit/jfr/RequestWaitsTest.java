@@ -49,6 +49,35 @@ class RequestWaitsTest {
         }
     }
 
+    @Test
+    void socketWaitsInsideTasksARequestCanAwaitAreTaskWaitsWithoutTheirSleeps() throws Exception {
+        try (ServerSocket backend = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread server = new Thread(() -> answerSlowly(backend), "slow-backend");
+            server.setDaemon(true);
+            server.start();
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+            try {
+                Path jfr = Recordings.record(() -> {
+                    for (int i = 0; i < 5; i++) {
+                        java.util.concurrent.CompletableFuture.runAsync(() -> {
+                            sleepMany(1);
+                            quote(backend.getLocalPort());
+                        }, pool).join();
+                    }
+                });
+                java.util.Map<String, Table> tables = JfrFiles.read(jfr).tables(new io.culprit.jfr.collect.Observation(0, Long.MAX_VALUE / 2, 0));
+                Table tasks = tables.get("task-waits");
+                assertThat(tasks.rows()).as("the socket waits, not the sleeps: %s", tasks.rows()).hasSize(1);
+                assertThat(tasks.text(0, "kind")).isEqualTo("socket");
+                assertThat(tasks.text(0, "site")).isEqualTo(RequestWaitsTest.class.getName() + ".quote");
+                assertThat(tasks.number(0, "events")).isEqualTo(5);
+                assertThat(tables.get("request-waits").rows()).as("no request entry on these threads").isEmpty();
+            } finally {
+                pool.shutdown();
+            }
+        }
+    }
+
     private static void sleepMany(int n) {
         for (int i = 0; i < n; i++) {
             try {

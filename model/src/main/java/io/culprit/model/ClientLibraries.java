@@ -28,8 +28,9 @@ public final class ClientLibraries {
      * RestTemplate, RestClient and WebClient): a wait inside them is already a call in the {@code calls} table.
      */
     private static final String[] PROBED = {
-        "com.zaxxer.hikari.", "java.net.http.", "jdk.internal.net.http.", "sun.net.www.protocol.http.",
-        "sun.net.www.protocol.https.", "org.apache.hc.client5.", "okhttp3.",
+        "com.zaxxer.hikari.", "java.net.http.", "jdk.internal.net.http.",
+        // only up to the response head: the body the caller reads afterwards is no call's time
+        "sun.net.www.protocol.http.HttpURLConnection.getInputStream0", "org.apache.hc.client5.", "okhttp3.",
         "redis.clients.jedis.", "io.lettuce.", "org.springframework.http.client.",
         "org.springframework.web.reactive.function.client."
     };

@@ -52,6 +52,12 @@ public final class LockContentionRule implements Rule {
     }
     @Override public String title() { return "Threads contend on a lock"; }
 
+    /**
+     * A third of the hand-off's blocked time spent by the tasks in one I/O wait: that wait is the
+     * bulk of what the requests wait for (the rest is queueing and the hand-off itself).
+     */
+    static final double TASK_WAIT_SHARE = 1.0 / 3;
+
     static boolean isHandOff(String lockClass) {
         if (lockClass == null) return false;
         for (String h : HAND_OFF) if (lockClass.contains(h)) return true;
@@ -121,6 +127,7 @@ public final class LockContentionRule implements Rule {
         // The pool the hand-off queues on, when all its threads were busy: the common pool first, as
         // a CompletableFuture's default, then the application's executors.
         FullPool pool = !handOff ? null : FullPool.COMMON.full(ev) ? FullPool.COMMON : FullPool.EXECUTORS.full(ev) ? FullPool.EXECUTORS : null;
+        boolean taskWait = handOff && taskWaitBehind(ev, blocked);
         String path = Frames.callPath(waiter, 3);
         Numbers n = new Numbers();
         String weight = "threads spent " + n.tag(Fmt.ms(blocked), "tables/locks") + " blocked" + (Double.isFinite(share)
@@ -134,7 +141,8 @@ public final class LockContentionRule implements Rule {
                         + (!owner.isEmpty() && culprit != null ? ", held at " + culprit + (ownerThread.isEmpty() ? "" : " by " + ownerThread) : "")
                         + (path.isEmpty() ? "" : ", waiters at " + path)
                         + (lookup ? "; the lock is taken inside class or resource lookup" : "")
-                        + second(t, top, requestMs, n) + (pool == null ? "" : pool.describe(ev, n)) + ".")
+                        + second(t, top, requestMs, n) + (pool == null ? "" : pool.describe(ev, n))
+                        + (taskWait ? taskWait(ev, n) : "") + ".")
                 .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .explanation(handOff
@@ -143,7 +151,10 @@ public final class LockContentionRule implements Rule {
                         + " The waiters' path shows which call hands off."
                         : "Every request that needs this lock waits for the one holding it; the wait grows with"
                         + " concurrency while the CPU stays partly idle. The owner's stack shows the code holding it.")
-                .fix(pool != null ? pool.fix
+                .fix(taskWait ? "The requests wait for tasks that wait in turn on " + what(ev) + ": make that"
+                        + " wait shorter or rarer (cache its answers, batch, a faster dependency, a timeout); the hand-off"
+                        + " only moves it to another thread." + (pool != null ? " " + pool.fix : "")
+                        : pool != null ? pool.fix
                         : handOff
                         // A hand-off has no lock to shorten: the cure is not handing off what need not be.
                         ? "Run work that neither blocks nor calls out on the request thread instead of handing it to"
@@ -158,6 +169,29 @@ public final class LockContentionRule implements Rule {
                 // thread -b names a lock's holder; a hand-off has none: the call paths into the wait show who hands off.
                 .confirm(handOff ? handOffConfirm(ev, culprit) : ev.confirm("thread -b") + " or \"profiler start --event lock\"")
                 .build();
+    }
+
+    /**
+     * Whether the top row of table {@code task-waits} (socket and file waits inside tasks a request
+     * can await) makes up at least {@link #TASK_WAIT_SHARE} of the hand-off's blocked time: then
+     * the tasks' own wait is what the requests wait for.
+     */
+    private static boolean taskWaitBehind(Evidence ev, double blockedMs) {
+        Optional<Table> tasks = ev.table("task-waits");
+        return tasks.isPresent() && !tasks.get().isEmpty() && blockedMs > 0
+                && tasks.get().number(0, "waitMs") >= TASK_WAIT_SHARE * blockedMs;
+    }
+
+    private static String what(Evidence ev) {
+        Table t = ev.table("task-waits").orElseThrow();
+        return (t.text(0, "kind").equals("socket") ? "the socket to " : "file I/O on ") + t.text(0, "target") + " at " + t.text(0, "site");
+    }
+
+    private static String taskWait(Evidence ev, Numbers n) {
+        Table t = ev.table("task-waits").orElseThrow();
+        String ref = "tables/task-waits#0";
+        return "; the tasks handed off waited on " + what(ev) + " (" + n.tag(Fmt.num(t.number(0, "events")), ref)
+                + " waits, " + n.tag(Fmt.ms(t.number(0, "waitMs")), ref) + " in all, JFR's I/O events over 5 ms)";
     }
 
     /** A pool a hand-off's tasks queue on, read from series {@code pools}. */

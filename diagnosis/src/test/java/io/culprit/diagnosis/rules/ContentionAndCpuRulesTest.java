@@ -72,6 +72,32 @@ class ContentionAndCpuRulesTest {
     }
 
     @Test
+    void aHandOffWhoseTasksWaitOnASocketNamesThatWait() {
+        Finding f = new LockContentionRule().evaluate(handOffWithTaskWaits(dir, 2000, 80_000));
+        assertThat(f.summary()).endsWith("; the tasks handed off waited on the socket to 10.0.0.7:8443 at com.acme.Quotes.fetch"
+                + " (2,000 waits, 80 s in all, JFR's I/O events over 5 ms).");
+        assertThat(f.fix()).startsWith("The requests wait for tasks that wait in turn on the socket to 10.0.0.7:8443 at com.acme.Quotes.fetch");
+
+        // A task wait that is a small part of the hand-off is not what the requests wait for.
+        Finding g = new LockContentionRule().evaluate(handOffWithTaskWaits(dir.resolve("small"), 200, 20_000));
+        assertThat(g.summary()).doesNotContain("tasks handed off");
+        assertThat(g.fix()).startsWith("Run work that neither blocks").contains("on a new thread per task");
+    }
+
+    /** Requests parked 100 s on CompletableFuture joins, and tasks that waited {@code waitMs} on one socket. */
+    private static Evidence handOffWithTaskWaits(Path in, int waits, double waitMs) {
+        List<String> waiter = List.of("jdk.internal.misc.Unsafe.park", "java.util.concurrent.CompletableFuture$Signaller.block:1864",
+                "java.util.concurrent.CompletableFuture.join:2117", "com.acme.Quotes.get:40",
+                "org.springframework.web.servlet.DispatcherServlet.doDispatch:1089");
+        return CaseBuilder.in(in, 10, 2)
+                .table("locks", row("lockClass", "java.util.concurrent.CompletableFuture$Signaller", "kind", "park", "events", 2000,
+                        "blockedMs", 100_000, "waiterStack", waiter))
+                .table("task-waits", row("kind", "socket", "target", "10.0.0.7:8443", "site", "com.acme.Quotes.fetch", "events", waits,
+                        "waitMs", waitMs, "maxMs", 60.0))
+                .evidence();
+    }
+
+    @Test
     void aClassLoaderLockIsExplainedByTheLookupsAndNamesWhoLoads() {
         List<String> waiter = List.of("java.lang.ClassLoader.loadClass:588", "org.springframework.boot.loader.net.protocol.jar.JarUrlClassLoader.loadClass:104",
                 "java.lang.Class.forName0", "java.lang.Class.forName:467", "org.springframework.util.ClassUtils.forName:284",

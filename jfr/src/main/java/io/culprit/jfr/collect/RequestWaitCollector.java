@@ -20,6 +20,11 @@ import jdk.jfr.consumer.RecordedEvent;
  * request entry; one inside a probed client is left to the {@code calls} table, and one in the
  * server's own code (the response written to a slow client) is not a dependency. Only waits over
  * the events' thresholds in culprit.jfc are seen (1 ms sleeps, 5 ms I/O), so the totals are a floor.
+ *
+ * <p>Table {@code task-waits}: the same socket and file waits, off the request path, inside a task
+ * a request can wait for (a {@code FutureTask}, a {@code CompletableFuture}'s async step, a
+ * fork-join task): when requests park on a hand-off, this is what the other side waited on
+ * (lock-contention reads it). Sleeps are left out there: a background loop's sleep is no task's.
  */
 public final class RequestWaitCollector implements EventCollector {
     private static final int TOP = 20;
@@ -52,7 +57,13 @@ public final class RequestWaitCollector implements EventCollector {
         }
     }
 
+    /** Frames that run a task whose result a caller can wait for. */
+    private static final String[] TASKS = {
+        "java.util.concurrent.FutureTask.run", "java.util.concurrent.CompletableFuture$Async", "java.util.concurrent.ForkJoinTask.doExec"
+    };
+
     private final Map<String, Row> rows = new HashMap<>();
+    private final Map<String, Row> taskRows = new HashMap<>();
 
     @Override
     public Set<String> events() {
@@ -62,13 +73,15 @@ public final class RequestWaitCollector implements EventCollector {
     @Override
     public void accept(RecordedEvent e) {
         List<String> stack = Frames.of(e.getStackTrace());
-        if (!onRequestPath(stack)) return;
+        String type = e.getEventType().getName();
+        Map<String, Row> into = onPath(stack, REQUEST_ENTRIES) ? rows
+                : !type.equals("jdk.ThreadSleep") && onPath(stack, TASKS) ? taskRows : null;
+        if (into == null) return;
         String site = null;
         for (String f : stack) {
             if (ClientLibraries.isProbed(f)) return;
             if (site == null && !Frames.isJdk(f) && !ClientLibraries.isClient(f)) site = Frames.method(f);
         }
-        String type = e.getEventType().getName();
         String kind, target;
         switch (type) {
             case "jdk.ThreadSleep": kind = "sleep"; target = "Thread.sleep"; break;
@@ -82,22 +95,26 @@ public final class RequestWaitCollector implements EventCollector {
         String waiter = site == null ? "?" : site;
         for (String server : SERVERS) if (waiter.startsWith(server)) return;
         double ms = EventCollector.ms(e.getDuration());
-        Row r = rows.computeIfAbsent(kind + '\n' + target + '\n' + waiter, k -> new Row(kind, target, waiter));
+        Row r = into.computeIfAbsent(kind + '\n' + target + '\n' + waiter, k -> new Row(kind, target, waiter));
         r.events++;
         r.waitMs += ms;
         r.maxMs = Math.max(r.maxMs, ms);
         r.stacks.add(stack);
     }
 
-    private static boolean onRequestPath(List<String> stack) {
+    private static boolean onPath(List<String> stack, String[] entries) {
         for (int i = stack.size() - 1; i >= 0; i--) {
-            for (String entry : REQUEST_ENTRIES) if (stack.get(i).startsWith(entry)) return true;
+            for (String entry : entries) if (stack.get(i).startsWith(entry)) return true;
         }
         return false;
     }
 
     @Override
     public List<Table> tables(Observation o) {
+        return List.of(table("request-waits", rows, o), table("task-waits", taskRows, o));
+    }
+
+    private static Table table(String name, Map<String, Row> rows, Observation o) {
         List<Row> sorted = new ArrayList<>(rows.values());
         sorted.sort((a, b) -> Double.compare(b.waitMs, a.waitMs));
         List<Map<String, Object>> out = new ArrayList<>();
@@ -112,6 +129,6 @@ public final class RequestWaitCollector implements EventCollector {
             m.put("stack", r.stacks.top());
             out.add(m);
         }
-        return List.of(new Table("request-waits", List.of("kind", "target", "site", "events", "waitMs", "maxMs", "stack"), out, o.meta()));
+        return new Table(name, List.of("kind", "target", "site", "events", "waitMs", "maxMs", "stack"), out, o.meta());
     }
 }
