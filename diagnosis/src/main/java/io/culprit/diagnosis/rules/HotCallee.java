@@ -6,7 +6,8 @@ import io.culprit.diagnosis.Frames;
  * What a hot application method spends its CPU on, read from the frames below it: the call it
  * makes (the first frame below the deepest application frame), and the kinds of computation
  * whose cure is known whatever the application (a backtracking regular expression, a secure
- * random generator, password hashing, sorting per call). Keyed to JDK and library APIs only.
+ * random generator, password hashing, hash collisions, compression, public-key cryptography,
+ * sorting per call). Keyed to JDK and library APIs only.
  */
 final class HotCallee {
 
@@ -30,6 +31,22 @@ final class HotCallee {
                 + " factor at what policy asks, and rate-limit the endpoints that hash.",
                 "org.springframework.security.crypto.", "org.mindrot.jbcrypt.", "at.favre.lib.crypto.bcrypt.",
                 "de.mkammerer.argon2.", "com.sun.crypto.provider.PBKDF2", "javax.crypto.SecretKeyFactory."),
+        HASH_COLLISIONS("hash collisions (HashMap's tree bins)",
+                "The map's keys collide: many of them share a hashCode, so HashMap keeps them in one bin as a tree,"
+                + " and keys that are not Comparable are found by comparing them with equals one by one. Make hashCode"
+                + " use the fields equals uses (Objects.hash over them, or a record's own), so equal-looking keys spread.",
+                "java.util.HashMap$TreeNode.", "java.util.concurrent.ConcurrentHashMap$TreeBin.", "java.util.concurrent.ConcurrentHashMap$TreeNode."),
+        COMPRESSION("compression (java.util.zip)",
+                "Compressing on every request costs CPU in proportion to the bytes and the level: use a fast level"
+                + " (Deflater.BEST_SPEED, or the server's own compression with a minimum size), compress what does not"
+                + " change once and serve the cached bytes, or leave small responses uncompressed.",
+                "java.util.zip."),
+        CRYPTO("cryptography (signatures, ciphers, key agreement)",
+                "Public-key operations cost milliseconds each (signing with RSA most, and more with longer keys): sign"
+                + " or verify once and cache the result for its lifetime (a token, a session), reuse TLS sessions and"
+                + " connections, or choose a cheaper algorithm (ECDSA or EdDSA signs far faster than RSA-3072).",
+                "java.security.Signature.", "javax.crypto.", "sun.security.rsa.", "sun.security.ec.", "sun.security.util.math.",
+                "java.security.KeyPairGenerator.", "sun.security.ssl."),
         SORT("sorting",
                 "The same data is sorted on every call: keep it sorted as it changes (a TreeMap, a heap, insertion"
                 + " into place), sort once and cache the result, or compute the statistic incrementally (HdrHistogram"

@@ -8,9 +8,10 @@ import io.culprit.model.Severity;
 import org.junit.jupiter.api.Test;
 
 /**
- * Five faults of a Spring Boot service written outside the lab (session 19), recorded by
+ * Eight faults of a Spring Boot service written outside the lab (session 19), recorded by
  * {@code culprit diagnose}. The CPU ones already had the right method; the verdict now says what
- * in it costs (secure random ids, sorting inside a map's per-key lock, password hashing) and
+ * in it costs (secure random ids, sorting inside a map's per-key lock, password hashing, colliding
+ * hash keys, compression, RSA signing) and
  * gives that cure, not the generic one. The hand-offs to {@code CompletableFuture} named the join
  * and gave Hystrix's advice; they now name the common pool when it was full, and the socket
  * their tasks waited on.
@@ -48,6 +49,24 @@ class OutsideComputationTest {
         assertThat(f.summary()).contains("in its call to org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder.matches",
                 "; that is password hashing");
         assertThat(f.fix()).startsWith("Password hashing is slow on purpose");
+    }
+
+    @Test
+    void collidingKeysCompressionAndSigningAreNamedWithTheirOwnCures() {
+        Finding hash = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-hash-collisions"));
+        assertThat(hash.culprit()).isEqualTo("blind.BlindApp$Api.skus");
+        assertThat(hash.summary()).contains("in its call to java.util.HashMap.merge", "is hash collisions (HashMap's tree bins)");
+        assertThat(hash.fix()).startsWith("The map's keys collide").doesNotContain("replace quadratic lookups");
+
+        Finding gzip = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-gzip"));
+        assertThat(gzip.culprit()).isEqualTo("blind.BlindApp$Api.catalogue");
+        assertThat(gzip.summary()).contains("is compression (java.util.zip)");
+        assertThat(gzip.fix()).startsWith("Compressing on every request");
+
+        Finding rsa = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-rsa-sign"));
+        assertThat(rsa.culprit()).isEqualTo("blind.BlindApp$Api.token");
+        assertThat(rsa.summary()).contains("in its call to java.security.Signature.sign", "is cryptography");
+        assertThat(rsa.fix()).startsWith("Public-key operations cost milliseconds each");
     }
 
     @Test
