@@ -128,6 +128,7 @@ public final class LockContentionRule implements Rule {
         // a CompletableFuture's default, then the application's executors.
         FullPool pool = !handOff ? null : FullPool.COMMON.full(ev) ? FullPool.COMMON : FullPool.EXECUTORS.full(ev) ? FullPool.EXECUTORS : null;
         boolean taskWait = handOff && taskWaitBehind(ev, blocked);
+        String taskSite = taskWait ? ev.table("task-waits").orElseThrow().text(0, "site") : null;
         String path = Frames.callPath(waiter, 3);
         Numbers n = new Numbers();
         String weight = "threads spent " + n.tag(Fmt.ms(blocked), "tables/locks") + " blocked" + (Double.isFinite(share)
@@ -135,7 +136,9 @@ public final class LockContentionRule implements Rule {
                 : " (" + n.tag(Fmt.num(threads), "tables/locks") + " threads blocked on average)");
         Finding.Builder b = finding(sev).evidence("tables/locks#" + top);
         if (sev == Severity.OK) return b.summary(weight + "; top lock " + lock + ".").numbers(n.refs()).build();
-        return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10)).culprit(culprit)
+        // When the tasks' own wait is what the requests wait for, the fix goes where the tasks wait.
+        return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10))
+                .culprit(taskWait ? taskSite : culprit)
                 .summary(weight + " on " + lock + " (" + kind + ", " + n.tag(Fmt.num(t.number(top, "events")), "tables/locks#" + top) + " events)"
                         + (handOff ? ", waiting for work handed to other threads" : "")
                         + (!owner.isEmpty() && culprit != null ? ", held at " + culprit + (ownerThread.isEmpty() ? "" : " by " + ownerThread) : "")
@@ -167,7 +170,8 @@ public final class LockContentionRule implements Rule {
                         : "Take the lock off the per-request path (do the work once, cache it, or use a lock-free"
                         + " structure), or shrink the critical section to the shared state only.")
                 // thread -b names a lock's holder; a hand-off has none: the call paths into the wait show who hands off.
-                .confirm(handOff ? handOffConfirm(ev, culprit) : ev.confirm("thread -b") + " or \"profiler start --event lock\"")
+                .confirm(taskWait && Frames.classAndMethod(taskSite) != null ? ev.confirm("trace " + Frames.classAndMethod(taskSite) + " -n 5")
+                        : handOff ? handOffConfirm(ev, culprit) : ev.confirm("thread -b") + " or \"profiler start --event lock\"")
                 .build();
     }
 

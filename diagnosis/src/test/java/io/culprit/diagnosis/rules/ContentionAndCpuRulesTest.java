@@ -77,6 +77,8 @@ class ContentionAndCpuRulesTest {
         assertThat(f.summary()).endsWith("; the tasks handed off waited on the socket to 10.0.0.7:8443 at com.acme.Quotes.fetch"
                 + " (2,000 waits, 80 s in all, JFR's I/O events over 5 ms).");
         assertThat(f.fix()).startsWith("The requests wait for tasks that wait in turn on the socket to 10.0.0.7:8443 at com.acme.Quotes.fetch");
+        assertThat(f.culprit()).isEqualTo("com.acme.Quotes.fetch");
+        assertThat(f.confirm()).contains("trace com.acme.Quotes fetch -n 5");
 
         // A task wait that is a small part of the hand-off is not what the requests wait for.
         Finding g = new LockContentionRule().evaluate(handOffWithTaskWaits(dir.resolve("small"), 200, 20_000));

@@ -89,5 +89,6 @@ class OutsideComputationTest {
         assertThat(f.summary()).doesNotContain("commonPool").endsWith("; the tasks handed off waited on the socket to"
                 + " localhost:18099 at blind.BlindApp$Api.quote (2,015 waits, 85.9 s in all, JFR's I/O events over 5 ms).");
         assertThat(f.fix()).startsWith("The requests wait for tasks that wait in turn on the socket to localhost:18099");
+        assertThat(f.culprit()).isEqualTo("blind.BlindApp$Api.quote");
     }
 }
