@@ -14,6 +14,7 @@ import io.culprit.jfr.LiveJfr;
 import io.culprit.model.CaseFile;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +40,8 @@ public final class CollectCommand implements Command {
         final ExceptionGate.Lease gate;
         final boolean probes;
         final long startMs = System.currentTimeMillis();
+        /** The first of two thread dumps: threads that wait in the same place in both never moved. */
+        final StuckThreads stuck = StuckThreads.start();
 
         Collection(LiveJfr live, ParkTracer.Lease parks, ExceptionGate.Lease gate, boolean probes) {
             this.live = live;
@@ -186,7 +189,9 @@ public final class CollectCommand implements Command {
         CaseFile caseFile = CaseFile.create(caseDir);
         if (live != null) live.writeTo(caseFile, requests);
         // After JFR's evidence: the probes' server-side series and tables are the more direct ones.
-        List<String> probeEvidence = probes == null ? List.of() : ProbeEvidence.writeTo(probes, caseFile);
+        List<String> probeEvidence = new ArrayList<>(probes == null ? List.of() : ProbeEvidence.writeTo(probes, caseFile));
+        caseFile.write(c.stuck.stop(Map.of("startMs", c.startMs, "endMs", System.currentTimeMillis())));
+        probeEvidence.add("tables/stuck-threads");
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("case", caseDir.toString());
         data.put("events", live == null ? 0 : live.evidence().events());

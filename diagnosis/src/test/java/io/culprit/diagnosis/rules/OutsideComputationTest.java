@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.culprit.diagnosis.Fixtures;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * their tasks waited on.
  */
 class OutsideComputationTest {
+    @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir;
 
     @Test
     void uuidsPerItemNameSecureRandom() {
@@ -90,5 +92,28 @@ class OutsideComputationTest {
                 + " localhost:18099 at blind.BlindApp$Api.quote (2,015 waits, 85.9 s in all, JFR's I/O events over 5 ms).");
         assertThat(f.fix()).startsWith("The requests wait for tasks that wait in turn on the socket to localhost:18099");
         assertThat(f.culprit()).isEqualTo("blind.BlindApp$Api.quote");
+    }
+
+    @Test
+    void aPoolWaitingOnItselfIsTheCauseOfTheRequestsHandOff() {
+        Finding f = new StuckThreadsRule().evaluate(Fixtures.evidence("outside-pool-self-wait"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.BlindApp$Api.lambda$report$2:133");
+        assertThat(f.summary()).startsWith("4 of the 4 threads of pool-#-thread-# waited for the whole run (16.5 s) in FutureTask.awaitDone"
+                + " inside their own tasks").contains("(a thread-starvation deadlock)");
+        assertThat(f.explains()).contains("lock-contention", "request-errors");
+        // The idle and system threads that never moved (Tomcat's, the Finalizer, timers) are no finding.
+        Finding idle = new StuckThreadsRule().evaluate(io.culprit.diagnosis.CaseBuilder.in(dir, 10, 2).table("stuck-threads",
+                io.culprit.diagnosis.CaseBuilder.row("threads", 10, "groupSize", 10, "group", "http-nio-#-exec-#", "state", "WAITING",
+                        "lockClass", "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject", "stack",
+                        List.of("jdk.internal.misc.Unsafe.park", "java.util.concurrent.LinkedBlockingQueue.take:435",
+                                "org.apache.tomcat.util.threads.TaskQueue.take:171",
+                                "java.util.concurrent.ThreadPoolExecutor.getTask:1062",
+                                "java.util.concurrent.ThreadPoolExecutor.runWorker:1122")),
+                io.culprit.diagnosis.CaseBuilder.row("threads", 1, "groupSize", 1, "group", "Finalizer", "state", "WAITING",
+                        "lockClass", "java.lang.ref.ReferenceQueue$Lock", "stack",
+                        List.of("java.lang.Object.wait", "java.lang.ref.ReferenceQueue.remove:155"))).evidence());
+        assertThat(idle.severity()).isEqualTo(Severity.OK);
+        assertThat(idle.summary()).startsWith("no pool worker waited on other tasks");
     }
 }
