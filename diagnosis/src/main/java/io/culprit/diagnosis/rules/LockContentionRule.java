@@ -124,6 +124,7 @@ public final class LockContentionRule implements Rule {
         String culprit = lookup ? Frames.firstCaller(stack) : Frames.firstNonJdk(stack);
         String ownerThread = Evidence.text(t, top, "ownerThread");
         boolean handOff = isHandOff(lock);
+        boolean waitNotify = "wait".equals(kind);
         // The pool the hand-off queues on, when all its threads were busy: the common pool first, as
         // a CompletableFuture's default, then the application's executors.
         FullPool pool = !handOff ? null : FullPool.COMMON.full(ev) ? FullPool.COMMON : FullPool.EXECUTORS.full(ev) ? FullPool.EXECUTORS : null;
@@ -152,6 +153,10 @@ public final class LockContentionRule implements Rule {
                         ? "Request threads hand work to another pool and park until it is done: each request pays the"
                         + " queueing and the hand-off on top of the work, and the pool's own locks and timers add to it."
                         + " The waiters' path shows which call hands off."
+                        : waitNotify
+                        ? "Requests wait in Object.wait on this object until another thread notifies them: a hand-made"
+                        + " pool or queue whose resources are all taken. The notifier (named as the holder) gave one back;"
+                        + " its stack shows what the resource was held across."
                         : "Every request that needs this lock waits for the one holding it; the wait grows with"
                         + " concurrency while the CPU stays partly idle. The owner's stack shows the code holding it.")
                 .fix(taskWait ? "The requests wait for tasks that wait in turn on " + what(ev) + ": make that"
@@ -167,11 +172,15 @@ public final class LockContentionRule implements Rule {
                         + (lock.contains("CompletableFuture") ? " CompletableFuture.supplyAsync and runAsync without an"
                         + " executor run on ForkJoinPool.commonPool, or on a new thread per task where that pool has"
                         + " fewer than two threads (two CPUs or fewer): pass them an executor of their own." : "")
+                        : waitNotify
+                        ? "Size the pool for its demand (rate × hold time, by Little's Law) or hold each resource for less"
+                        + " (not across remote calls); a hand-made wait/notify pool is better replaced by a maintained one"
+                        + " (HikariCP, commons-pool2) with a checkout timeout."
                         : "Take the lock off the per-request path (do the work once, cache it, or use a lock-free"
                         + " structure), or shrink the critical section to the shared state only.")
                 // thread -b names a lock's holder; a hand-off has none: the call paths into the wait show who hands off.
                 .confirm(taskWait && Frames.classAndMethod(taskSite) != null ? ev.confirm("trace " + Frames.classAndMethod(taskSite) + " -n 5")
-                        : handOff ? handOffConfirm(ev, culprit) : ev.confirm("thread -b") + " or \"profiler start --event lock\"")
+                        : handOff ? handOffConfirm(ev, culprit) : waitNotify ? handOffConfirm(ev, Frames.firstNonJdk(waiter)) : ev.confirm("thread -b") + " or \"profiler start --event lock\"")
                 .build();
     }
 

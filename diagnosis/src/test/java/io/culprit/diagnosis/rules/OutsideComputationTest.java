@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Eight faults of a Spring Boot service written outside the lab (session 19), recorded by
+ * Twelve faults of a Spring Boot service written outside the lab (session 19), recorded by
  * {@code culprit diagnose}. The CPU ones already had the right method; the verdict now says what
  * in it costs (secure random ids, sorting inside a map's per-key lock, password hashing, colliding
  * hash keys, compression, RSA signing) and
@@ -115,5 +115,17 @@ class OutsideComputationTest {
                         List.of("java.lang.Object.wait", "java.lang.ref.ReferenceQueue.remove:155"))).evidence());
         assertThat(idle.severity()).isEqualTo(Severity.OK);
         assertThat(idle.summary()).startsWith("no pool worker waited on other tasks");
+    }
+
+    @Test
+    void aWaitNotifyPoolIsALockWaitNamedWithWhatItsResourceIsHeldAcross() {
+        // Object.wait was in no table: no contended monitor enter, no park.
+        Finding f = new LockContentionRule().evaluate(Fixtures.evidence("outside-wait-notify-pool"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.BlindApp$Api.quote:158");
+        assertThat(f.summary()).contains("on blind.BlindApp$LegacyPool (wait, 510 events), held at blind.BlindApp$Api.quote:158",
+                "waiters at blind.BlindApp$LegacyPool.take:167");
+        assertThat(f.fix()).startsWith("Size the pool for its demand");
+        assertThat(f.confirm()).contains("stack blind.BlindApp\\$LegacyPool take -n 40");
     }
 }

@@ -15,7 +15,8 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedThread;
 
 /**
- * Table {@code locks}: contended monitor enters and lock parks by lock class, with the blocked
+ * Table {@code locks}: contended monitor enters, lock parks and, on a request's path,
+ * {@code Object.wait}s (kind {@code wait}, the notifier as owner) by lock class, with the blocked
  * (waiter) stack, the owner and the owner's stack.
  *
  * <p>JFR names a monitor's previous owner but not what it was doing. The owner stack is found by
@@ -92,6 +93,23 @@ public final class LockCollector implements EventCollector {
                     g.intervals.add(new long[] {owner.getJavaThreadId(), us(e.getStartTime()), us(e.getEndTime())});
                 }
             }
+        } else if (name.equals("jdk.JavaMonitorWait")) {
+            // Object.wait on a request's path: a hand-made pool or queue (c3p0, a synchronized
+            // checkout loop) that parks nothing and enters no contended monitor, so neither event above
+            // sees it. Waits inside a dependency's client are that client's (H2's row locks: db-waits).
+            if (!RequestWaitCollector.onRequestPath(stack) || insideClient(stack)) return;
+            RecordedClass c = e.getValue("monitorClass");
+            Group g = group(c == null ? "?" : c.getName(), "wait");
+            record(g, e, stack);
+            // The thread that notified the waiter let it go: the resource's holder, or the worker done with its task.
+            RecordedThread notifier = e.getValue("notifier");
+            if (notifier != null) {
+                g.owners.computeIfAbsent(notifier.getJavaThreadId(), k -> new long[1])[0]++;
+                g.ownerNames.put(notifier.getJavaThreadId(), notifier.getJavaName());
+                if (g.intervals.size() < MAX_INTERVALS) {
+                    g.intervals.add(new long[] {notifier.getJavaThreadId(), us(e.getStartTime()), us(e.getEndTime())});
+                }
+            }
         } else if (name.equals("jdk.ThreadPark") || name.equals(ParkEvent.NAME)) {
             RecordedClass c = e.getValue("parkedClass");
             if (c != null && isLock(c.getName()) && !insideProbedCall(stack)) record(group(c.getName(), "park"), e, stack);
@@ -115,6 +133,15 @@ public final class LockCollector implements EventCollector {
      * {@code calls} table already; as a park it read as "work handed to another pool" and took the
      * verdict from a request holding a pooled connection across that call.
      */
+    /** Whether the first frame outside the JDK is a dependency client's (pool, driver, HTTP or Redis client). */
+    static boolean insideClient(List<String> stack) {
+        for (String f : stack) {
+            if (Frames.isJdk(f)) continue;
+            return ClientLibraries.isClient(f);
+        }
+        return false;
+    }
+
     static boolean insideProbedCall(List<String> stack) {
         for (String f : stack) if (ClientLibraries.isProbed(f)) return true;
         return false;

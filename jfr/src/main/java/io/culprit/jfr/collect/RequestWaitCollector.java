@@ -102,6 +102,11 @@ public final class RequestWaitCollector implements EventCollector {
         r.stacks.add(stack);
     }
 
+    /** Whether a stack runs through a server's request entry. */
+    static boolean onRequestPath(List<String> stack) {
+        return onPath(stack, REQUEST_ENTRIES);
+    }
+
     private static boolean onPath(List<String> stack, String[] entries) {
         for (int i = stack.size() - 1; i >= 0; i--) {
             for (String entry : entries) if (stack.get(i).startsWith(entry)) return true;
