@@ -9,13 +9,13 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Twelve faults of a Spring Boot service written outside the lab (session 19), recorded by
+ * Ten faults of a Spring Boot service written outside the lab (session 19), recorded by
  * {@code culprit diagnose}. The CPU ones already had the right method; the verdict now says what
  * in it costs (secure random ids, sorting inside a map's per-key lock, password hashing, colliding
- * hash keys, compression, RSA signing) and
- * gives that cure, not the generic one. The hand-offs to {@code CompletableFuture} named the join
- * and gave Hystrix's advice; they now name the common pool when it was full, and the socket
- * their tasks waited on.
+ * hash keys, compression, RSA signing) and gives that cure, not the generic one. The hand-offs to
+ * {@code CompletableFuture} named the join and gave Hystrix's advice; they now name the common
+ * pool when it was full, or the socket their tasks waited on. A pool waiting on itself and a
+ * wait/notify pool were invisible: their waits are no park and no contended monitor enter.
  */
 class OutsideComputationTest {
     @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir;
