@@ -85,14 +85,7 @@ public final class LockCollector implements EventCollector {
             RecordedClass c = e.getValue("monitorClass");
             Group g = group(c == null ? "?" : c.getName(), "monitor");
             record(g, e, stack);
-            RecordedThread owner = e.getValue("previousOwner");
-            if (owner != null) {
-                g.owners.computeIfAbsent(owner.getJavaThreadId(), k -> new long[1])[0]++;
-                g.ownerNames.put(owner.getJavaThreadId(), owner.getJavaName());
-                if (g.intervals.size() < MAX_INTERVALS) {
-                    g.intervals.add(new long[] {owner.getJavaThreadId(), us(e.getStartTime()), us(e.getEndTime())});
-                }
-            }
+            owner(g, e.getValue("previousOwner"), e);
         } else if (name.equals("jdk.JavaMonitorWait")) {
             // Object.wait on a request's path: a hand-made pool or queue (c3p0, a synchronized
             // checkout loop) that parks nothing and enters no contended monitor, so neither event above
@@ -102,14 +95,7 @@ public final class LockCollector implements EventCollector {
             Group g = group(c == null ? "?" : c.getName(), "wait");
             record(g, e, stack);
             // The thread that notified the waiter let it go: the resource's holder, or the worker done with its task.
-            RecordedThread notifier = e.getValue("notifier");
-            if (notifier != null) {
-                g.owners.computeIfAbsent(notifier.getJavaThreadId(), k -> new long[1])[0]++;
-                g.ownerNames.put(notifier.getJavaThreadId(), notifier.getJavaName());
-                if (g.intervals.size() < MAX_INTERVALS) {
-                    g.intervals.add(new long[] {notifier.getJavaThreadId(), us(e.getStartTime()), us(e.getEndTime())});
-                }
-            }
+            owner(g, e.getValue("notifier"), e);
         } else if (name.equals("jdk.ThreadPark") || name.equals(ParkEvent.NAME)) {
             RecordedClass c = e.getValue("parkedClass");
             if (c != null && isLock(c.getName()) && !insideProbedCall(stack)) record(group(c.getName(), "park"), e, stack);
@@ -168,6 +154,16 @@ public final class LockCollector implements EventCollector {
 
     private Group group(String cls, String kind) {
         return groups.computeIfAbsent(kind + "|" + cls, k -> new Group(cls, kind));
+    }
+
+    /** Counts {@code owner} (null when JFR does not know it) as the holder during the waiter's interval. */
+    private static void owner(Group g, RecordedThread owner, RecordedEvent e) {
+        if (owner == null) return;
+        g.owners.computeIfAbsent(owner.getJavaThreadId(), k -> new long[1])[0]++;
+        g.ownerNames.put(owner.getJavaThreadId(), owner.getJavaName());
+        if (g.intervals.size() < MAX_INTERVALS) {
+            g.intervals.add(new long[] {owner.getJavaThreadId(), us(e.getStartTime()), us(e.getEndTime())});
+        }
     }
 
     private static void record(Group g, RecordedEvent e, List<String> stack) {
