@@ -1,5 +1,6 @@
 package io.culprit.agent.collect;
 
+import io.culprit.jfr.collect.RuntimeCollector;
 import io.culprit.model.Table;
 import java.lang.management.LockInfo;
 import java.lang.management.ManagementFactory;
@@ -94,7 +95,7 @@ final class StuckThreads {
     }
 
     /** {@code pool-3-thread-12} → {@code pool-#-thread-#}: the threads of one pool share a group. */
-    static String group(String name) {
-        return name.replaceAll("[0-9]+", "#");
+    private static String group(String name) {
+        return RuntimeCollector.threadGroup(name);
     }
 }

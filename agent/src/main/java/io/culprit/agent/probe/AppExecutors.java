@@ -94,8 +94,13 @@ final class AppExecutors {
         ForkJoinPool common = ForkJoinPool.commonPool();
         if (common.getPoolSize() == 0) return;
         row.put("commonActive", (double) common.getActiveThreadCount());
-        row.put("commonQueued", (double) (common.getQueuedSubmissionCount() + common.getQueuedTaskCount()));
+        row.put("commonQueued", queued(common));
         row.put("commonMax", (double) common.getParallelism());
+    }
+
+    /** Tasks waiting in the pool: submitted from outside it, and forked inside it. */
+    private static double queued(ForkJoinPool pool) {
+        return pool.getQueuedSubmissionCount() + pool.getQueuedTaskCount();
     }
 
     /** One row per executor for the {@code pools} view. */
@@ -107,7 +112,7 @@ final class AppExecutors {
             double active = common.getActiveThreadCount();
             r.put("active", active);
             r.put("idle", Math.max(0, common.getPoolSize() - active));
-            r.put("pending", (double) (common.getQueuedSubmissionCount() + common.getQueuedTaskCount()));
+            r.put("pending", queued(common));
             r.put("total", (double) common.getParallelism());
             rows.add(r);
         }

@@ -128,8 +128,10 @@ public final class LockContentionRule implements Rule {
         // The pool the hand-off queues on, when all its threads were busy: the common pool first, as
         // a CompletableFuture's default, then the application's executors.
         FullPool pool = !handOff ? null : FullPool.COMMON.full(ev) ? FullPool.COMMON : FullPool.EXECUTORS.full(ev) ? FullPool.EXECUTORS : null;
-        boolean taskWait = handOff && taskWaitBehind(ev, blocked);
-        String taskSite = taskWait ? ev.table("task-waits").orElseThrow().text(0, "site") : null;
+        // The tasks' own wait, when it is what the requests wait for: row 0 of this table, else null.
+        Table tasks = handOff ? taskWaitBehind(ev, blocked) : null;
+        boolean taskWait = tasks != null;
+        String taskSite = taskWait ? tasks.text(0, "site") : null;
         String path = Frames.callPath(waiter, 3);
         Numbers n = new Numbers();
         String weight = "threads spent " + n.tag(Fmt.ms(blocked), "tables/locks") + " blocked" + (Double.isFinite(share)
@@ -146,7 +148,7 @@ public final class LockContentionRule implements Rule {
                         + (path.isEmpty() ? "" : ", waiters at " + path)
                         + (lookup ? "; the lock is taken inside class or resource lookup" : "")
                         + second(t, top, requestMs, n) + (pool == null ? "" : pool.describe(ev, n))
-                        + (taskWait ? taskWait(ev, n) : "") + ".")
+                        + (taskWait ? taskWait(tasks, n) : "") + ".")
                 .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .explanation(handOff
@@ -159,7 +161,7 @@ public final class LockContentionRule implements Rule {
                         + " its stack shows what the resource was held across."
                         : "Every request that needs this lock waits for the one holding it; the wait grows with"
                         + " concurrency while the CPU stays partly idle. The owner's stack shows the code holding it.")
-                .fix(taskWait ? "The requests wait for tasks that wait in turn on " + what(ev) + ": make that"
+                .fix(taskWait ? "The requests wait for tasks that wait in turn on " + what(tasks) + ": make that"
                         + " wait shorter or rarer (cache its answers, batch, a faster dependency, a timeout); the hand-off"
                         + " only moves it to another thread." + (pool != null ? " " + pool.fix : "")
                         : pool != null ? pool.fix
@@ -185,25 +187,23 @@ public final class LockContentionRule implements Rule {
     }
 
     /**
-     * Whether the top row of table {@code task-waits} (socket and file waits inside tasks a request
-     * can await) makes up at least {@link #TASK_WAIT_SHARE} of the hand-off's blocked time: then
-     * the tasks' own wait is what the requests wait for.
+     * Table {@code task-waits} (socket and file waits inside tasks a request can await) when its
+     * top row makes up at least {@link #TASK_WAIT_SHARE} of the hand-off's blocked time, else null:
+     * then the tasks' own wait is what the requests wait for.
      */
-    private static boolean taskWaitBehind(Evidence ev, double blockedMs) {
-        Optional<Table> tasks = ev.table("task-waits");
-        return tasks.isPresent() && !tasks.get().isEmpty() && blockedMs > 0
-                && tasks.get().number(0, "waitMs") >= TASK_WAIT_SHARE * blockedMs;
+    private static Table taskWaitBehind(Evidence ev, double blockedMs) {
+        Table tasks = ev.table("task-waits").orElse(null);
+        return tasks != null && !tasks.isEmpty() && blockedMs > 0 && tasks.number(0, "waitMs") >= TASK_WAIT_SHARE * blockedMs
+                ? tasks : null;
     }
 
-    private static String what(Evidence ev) {
-        Table t = ev.table("task-waits").orElseThrow();
+    private static String what(Table t) {
         return (t.text(0, "kind").equals("socket") ? "the socket to " : "file I/O on ") + t.text(0, "target") + " at " + t.text(0, "site");
     }
 
-    private static String taskWait(Evidence ev, Numbers n) {
-        Table t = ev.table("task-waits").orElseThrow();
+    private static String taskWait(Table t, Numbers n) {
         String ref = "tables/task-waits#0";
-        return "; the tasks handed off waited on " + what(ev) + " (" + n.tag(Fmt.num(t.number(0, "events")), ref)
+        return "; the tasks handed off waited on " + what(t) + " (" + n.tag(Fmt.num(t.number(0, "events")), ref)
                 + " waits, " + n.tag(Fmt.ms(t.number(0, "waitMs")), ref) + " in all, JFR's I/O events over 5 ms)";
     }
 

@@ -24,8 +24,8 @@ public final class GcCollector implements EventCollector {
             .column("pauseSumMs", Mode.SUM, "ms")
             .column("pauseMaxMs", Mode.MAX, "ms")
             .column("concurrentMs", Mode.SUM, "ms");
-    private final Map<String, double[]> byCollector = new LinkedHashMap<>(); // count, sum, max
-    private final Map<String, double[]> byCause = new LinkedHashMap<>(); // count, sum, max
+    private final Map<String, Tally> byCollector = new LinkedHashMap<>();
+    private final Map<String, Tally> byCause = new LinkedHashMap<>();
     private final StackCounter systemGcCallers = new StackCounter();
     private long systemGcs;
     static final String SYSTEM_GC = "System.gc()";
@@ -52,15 +52,9 @@ public final class GcCollector implements EventCollector {
         gc.add(t, "pauseCount", 1);
         gc.add(t, "pauseSumMs", sum);
         gc.add(t, "pauseMaxMs", max);
-        double[] c = byCollector.computeIfAbsent(e.getString("name"), k -> new double[3]);
-        c[0]++;
-        c[1] += sum;
-        c[2] = Math.max(c[2], max);
+        byCollector.computeIfAbsent(e.getString("name"), k -> new Tally()).add(sum, max);
         String cause = e.getString("cause");
-        double[] k = byCause.computeIfAbsent(cause == null ? "?" : cause, x -> new double[3]);
-        k[0]++;
-        k[1] += sum;
-        k[2] = Math.max(k[2], max);
+        byCause.computeIfAbsent(cause == null ? "?" : cause, k -> new Tally()).add(sum, max);
     }
 
     @Override
@@ -74,9 +68,7 @@ public final class GcCollector implements EventCollector {
         byCollector.forEach((name, c) -> {
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("collector", name);
-            r.put("count", (long) c[0]);
-            r.put("sumMs", c[1]);
-            r.put("maxMs", c[2]);
+            c.into(r, "sumMs");
             rows.add(r);
         });
         rows.sort((a, b) -> Double.compare((Double) b.get("sumMs"), (Double) a.get("sumMs")));
@@ -90,9 +82,7 @@ public final class GcCollector implements EventCollector {
         byCause.forEach((cause, c) -> {
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("cause", cause);
-            r.put("count", (long) c[0]);
-            r.put("sumMs", c[1]);
-            r.put("maxMs", c[2]);
+            c.into(r, "sumMs");
             List<String> stack = SYSTEM_GC.equals(cause) && systemGcs > 0 ? systemGcCallers.top() : null;
             r.put("calls", SYSTEM_GC.equals(cause) ? systemGcs : null);
             r.put("site", stack == null ? null : Frames.topNonJdk(stack));

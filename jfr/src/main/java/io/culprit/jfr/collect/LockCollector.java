@@ -121,11 +121,7 @@ public final class LockCollector implements EventCollector {
      */
     /** Whether the first frame outside the JDK is a dependency client's (pool, driver, HTTP or Redis client). */
     static boolean insideClient(List<String> stack) {
-        for (String f : stack) {
-            if (Frames.isJdk(f)) continue;
-            return ClientLibraries.isClient(f);
-        }
-        return false;
+        return ClientLibraries.isClient(Frames.topNonJdk(stack));
     }
 
     static boolean insideProbedCall(List<String> stack) {

@@ -28,8 +28,14 @@ public final class RuntimeCollector implements EventCollector {
             .column("machineTotal", Mode.LAST, "ratio");
     private final Windows threads = new Windows("threads", 1000).column("live", Mode.LAST, "count");
     private final Map<String, double[]> threadCpu = new LinkedHashMap<>(); // samples, user, system, max
-    private final Map<String, double[]> vmOps = new LinkedHashMap<>(); // count, sum, max, at safepoint
-    private final Map<String, Map<String, long[]>> vmOpCallers = new HashMap<>();
+    private final Map<String, VmOp> vmOps = new LinkedHashMap<>();
+
+    /** One VM operation's executions: their time, how many stopped at a safepoint, and who asked, by thread group. */
+    private static final class VmOp {
+        final Tally time = new Tally();
+        long atSafepoint;
+        final Map<String, long[]> callers = new HashMap<>();
+    }
 
     @Override
     public Set<String> events() {
@@ -69,20 +75,17 @@ public final class RuntimeCollector implements EventCollector {
 
     private void vmOperation(RecordedEvent e) {
         String op = e.getString("operation") == null ? "?" : e.getString("operation");
-        double[] c = vmOps.computeIfAbsent(op, k -> new double[4]);
+        VmOp v = vmOps.computeIfAbsent(op, k -> new VmOp());
         double ms = EventCollector.ms(e.getDuration());
-        c[0]++;
-        c[1] += ms;
-        c[2] = Math.max(c[2], ms);
-        if (e.getBoolean("safepoint")) c[3]++;
+        v.time.add(ms, ms);
+        if (e.getBoolean("safepoint")) v.atSafepoint++;
         RecordedThread caller = e.getValue("caller");
         String name = caller == null ? null : caller.getJavaName() != null ? caller.getJavaName() : caller.getOSName();
-        Map<String, long[]> callers = vmOpCallers.computeIfAbsent(op, k -> new HashMap<>());
-        if (name != null && callers.size() < 100) callers.computeIfAbsent(threadGroup(name), k -> new long[1])[0]++;
+        if (name != null && v.callers.size() < 100) v.callers.computeIfAbsent(threadGroup(name), k -> new long[1])[0]++;
     }
 
     /** A thread's name with its numbers as #, so a pool's threads count as one: http-nio-8080-exec-7 → http-nio-#-exec-#. */
-    static String threadGroup(String name) {
+    public static String threadGroup(String name) {
         return name.replaceAll("[0-9]+", "#");
     }
 
@@ -105,17 +108,15 @@ public final class RuntimeCollector implements EventCollector {
 
     private Table vmOperations(Observation o) {
         List<Map<String, Object>> rows = new ArrayList<>();
-        vmOps.forEach((op, c) -> {
+        vmOps.forEach((op, v) -> {
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("operation", op);
-            r.put("count", (long) c[0]);
-            r.put("totalMs", c[1]);
-            r.put("maxMs", c[2]);
-            r.put("atSafepoint", (long) c[3]);
-            Map.Entry<String, long[]> top = vmOpCallers.getOrDefault(op, Map.of()).entrySet().stream()
+            v.time.into(r, "totalMs");
+            r.put("atSafepoint", v.atSafepoint);
+            Map.Entry<String, long[]> top = v.callers.entrySet().stream()
                     .max((a, b) -> Long.compare(a.getValue()[0], b.getValue()[0])).orElse(null);
             r.put("caller", top == null ? null : top.getKey());
-            r.put("callerShare", top == null ? null : top.getValue()[0] / c[0]);
+            r.put("callerShare", top == null ? null : top.getValue()[0] / (double) v.time.count);
             rows.add(r);
         });
         rows.sort((a, b) -> Double.compare((Double) b.get("totalMs"), (Double) a.get("totalMs")));
