@@ -14,6 +14,7 @@ import io.culprit.jfr.collect.JvmInfoCollector;
 import io.culprit.jfr.collect.LockCollector;
 import io.culprit.jfr.collect.Observation;
 import io.culprit.jfr.collect.RuntimeCollector;
+import io.culprit.jfr.collect.ThreadStartCollector;
 import io.culprit.model.CaseFile;
 import io.culprit.model.Series;
 import io.culprit.model.Table;
@@ -37,7 +38,7 @@ public final class JfrEvidence {
     private final JvmInfoCollector jvm = new JvmInfoCollector();
     private final List<EventCollector> collectors = List.of(new GcCollector(), new HeapCollector(),
             new RuntimeCollector(), exceptions, classLoading, new LockCollector(), new HotspotCollector(),
-            new AllocationCollector(), new OldObjectCollector(), new DbWaitCollector(), new RequestWaitCollector(), jvm);
+            new AllocationCollector(), new OldObjectCollector(), new DbWaitCollector(), new RequestWaitCollector(), new ThreadStartCollector(), jvm);
     private final Map<String, List<EventCollector>> byEvent = new HashMap<>();
     private long firstMs = Long.MAX_VALUE;
     private long lastMs = Long.MIN_VALUE;

@@ -7,7 +7,7 @@ import io.culprit.diagnosis.Frames;
  * makes (the first frame below the deepest application frame), and the kinds of computation
  * whose cure is known whatever the application (a backtracking regular expression, a secure
  * random generator, password hashing, hash collisions, compression, public-key cryptography,
- * sorting per call). Keyed to JDK and library APIs only.
+ * starting threads, sorting per call). Keyed to JDK and library APIs only.
  */
 final class HotCallee {
 
@@ -47,6 +47,11 @@ final class HotCallee {
                 + " connections, or choose a cheaper algorithm (ECDSA or EdDSA signs far faster than RSA-3072).",
                 "java.security.Signature.", "javax.crypto.", "sun.security.rsa.", "sun.security.ec.", "sun.security.util.math.",
                 "java.security.KeyPairGenerator.", "sun.security.ssl."),
+        THREAD_START("starting threads (Thread.start)",
+                "Each call starts a new OS thread (a stack mapped and touched, tens of microseconds of CPU): run the"
+                + " work on a shared pool built once, or on JDK 21+ as a virtual thread; do it inline when the caller"
+                + " waits for it anyway.",
+                "java.lang.Thread.start"),
         SORT("sorting",
                 "The same data is sorted on every call: keep it sorted as it changes (a TreeMap, a heap, insertion"
                 + " into place), sort once and cache the result, or compute the statistic incrementally (HdrHistogram"
