@@ -54,16 +54,67 @@ public final class DbRowLockRule implements Rule {
         Numbers n = new Numbers();
         Severity sev = share >= SHARE_CRITICAL ? Severity.WARN : share >= SHARE_WARN ? Severity.INFO : Severity.OK;
         String target = t.text(top, "target");
-        return b.severity(sev).score(share * 0.8).culprit(target).evidence("tables/calls#" + top)
-                .summary("locking statement " + SlowCallsRule.quote(target) + " takes " + n.tag(Fmt.pct(share), "tables/calls#" + top)
-                        + " of request time (P99 " + n.tag(Fmt.ms(t.number(top, "p99Ms")), "tables/calls#" + top)
-                        + "): likely waiting on a row lock (no db-locks evidence to prove it)" + SlowCallsRule.calledFrom(t, top) + ".")
+        int across = heldAcross(t, top);
+        b.severity(sev).score(share * 0.8).culprit(target).evidence("tables/calls#" + top)
                 .numbers(n.refs())
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription")
                 .explanation(EXPLANATION).fix(FIX)
-                .confirm("psql: SELECT pid, wait_event_type, query FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                .confirm("psql: SELECT pid, wait_event_type, query FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+        String summary = "locking statement " + SlowCallsRule.quote(target) + " takes " + n.tag(Fmt.pct(share), "tables/calls#" + top)
+                + " of request time (P99 " + n.tag(Fmt.ms(t.number(top, "p99Ms")), "tables/calls#" + top) + ")";
+        if (across < 0) {
+            return b.summary(summary + ": likely waiting on a row lock (no db-locks evidence to prove it)" + SlowCallsRule.calledFrom(t, top) + ".")
+                    .numbers(n.refs()).build();
+        }
+        // The lock is held for as long as the transaction that took it: here across a remote call.
+        String ref = "tables/calls#" + across;
+        String caller = t.text(across, "caller");
+        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : sev).score(Math.max(share, 0.5)).culprit(caller).evidence(ref)
+                .summary(summary + SlowCallsRule.calledFrom(t, top) + "; the same code then calls " + t.text(across, "kind") + " "
+                        + SlowCallsRule.quote(t.text(across, "target")) + " at " + caller + " ("
+                        + n.tag(Fmt.ms(t.number(across, "totalMs") / t.number(across, "count")), ref) + " a call) while holding its"
+                        + " connection: the row stays locked across that call, and every request for the row waits for the others'"
+                        + " calls in turn.")
+                .numbers(n.refs())
+                .explains("connection-held")
+                .fix("Take the remote call out of the transaction that locks the row: make it before SELECT ... FOR UPDATE"
+                        + " (or after commit), so the lock is held only from the locking statement to its update and commit;"
+                        + " or drop the pessimistic lock for an optimistic one (a version column, UPDATE ... WHERE version = ?).")
                 .build();
+    }
+
+    /** A held call takes at least this share of its time with a pooled connection held: made inside the transaction. */
+    static final double HELD_SHARE = 0.5;
+
+    /**
+     * The remote call made, while its thread held a pooled connection, by the same method as the
+     * locking statement or from the same caller (a @Transactional service method calling a
+     * repository and a client): inside the transaction that holds the row lock. The call that held
+     * its connection longest, or -1.
+     */
+    private static int heldAcross(Table t, int locking) {
+        java.util.List<String> lockPath = methods(Evidence.text(t, locking, "callPath"), Evidence.text(t, locking, "caller"));
+        if (lockPath.isEmpty()) return -1;
+        int best = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if ("sql".equalsIgnoreCase(t.text(i, "kind")) || !(t.number(i, "heldMs") >= HELD_SHARE * t.number(i, "totalMs"))) continue;
+            java.util.List<String> path = methods(Evidence.text(t, i, "callPath"), Evidence.text(t, i, "caller"));
+            // The locking statement's own method, or the one calling both (a @Transactional service method).
+            boolean sameCode = !path.isEmpty() && (path.get(0).equals(lockPath.get(0))
+                    || path.size() > 1 && lockPath.size() > 1 && path.get(1).equals(lockPath.get(1)));
+            if (sameCode && (best < 0 || t.number(i, "heldMs") > t.number(best, "heldMs"))) best = i;
+        }
+        return best;
+    }
+
+    /** The methods of a call path ("a.B.m:1 ← c.D.n:2"), innermost first, without lines. */
+    private static java.util.List<String> methods(String callPath, String caller) {
+        String path = callPath.isEmpty() ? caller : callPath;
+        java.util.List<String> out = new java.util.ArrayList<>();
+        if (path.isEmpty()) return out;
+        for (String f : path.split(" ← ")) out.add(Frames.stripLine(f.trim()));
+        return out;
     }
 
     private static final String EXPLANATION = "Concurrent transactions updating the same row serialize on its lock:"

@@ -68,4 +68,17 @@ class OutsideServicesTest {
         assertThat(perCall.summary()).contains("in 400 distinct pools: a new executor per call");
         assertThat(perCall.fix()).startsWith("Build the executor once and share it");
     }
+
+    @Test
+    void aRowLockHeldAcrossAnHttpCallNamesTheCall() {
+        // PostgreSQL's lock waits are on the server: the client sees a slow SELECT ... FOR UPDATE.
+        Finding f = new DbRowLockRule().evaluate(Fixtures.evidence("outside-row-lock-across-call"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Blind5App$Stock.reserve:82");
+        assertThat(f.summary()).startsWith("locking statement \"select qty from stock where sku = ? for update\" takes 76 % of request time")
+                .contains("the same code then calls http \"GET http://127.0.0.1:18199/quote\" at blind.Blind5App$Stock.reserve:82 (61.3 ms a call)"
+                        + " while holding its connection: the row stays locked across that call");
+        assertThat(f.fix()).startsWith("Take the remote call out of the transaction that locks the row");
+        assertThat(f.explains()).contains("connection-held", "slow-calls");
+    }
 }
