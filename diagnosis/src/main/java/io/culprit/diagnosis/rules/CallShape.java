@@ -1,0 +1,89 @@
+package io.culprit.diagnosis.rules;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What a slow call's own text says about its cure, for the commands and statements whose cost is
+ * known whatever the service: Redis's {@code KEYS} walks the whole keyspace and blocks every other
+ * client while it does, a whole-collection read is O(N) in the collection, and a slow SELECT is
+ * read from its plan, which names the table and the columns it filters on. A service outside the
+ * lab that ran {@code KEYS sess:*} per request and one that filtered 300,000 rows on an
+ * unindexed column both read "make the call cheaper (index, smaller result, batching, caching)".
+ */
+final class CallShape {
+    /** Redis commands that return or walk a whole collection or keyspace. */
+    private static final Set<String> REDIS_WHOLE = Set.of("SMEMBERS", "HGETALL", "HKEYS", "HVALS", "LRANGE", "ZRANGE",
+            "ZRANGEBYSCORE", "ZREVRANGE", "SUNION", "SINTER", "SDIFF");
+    private static final Pattern FROM = Pattern.compile("\\bfrom\\s+([a-z_][a-z0-9_.\"]*)");
+    private static final Pattern FILTER = Pattern.compile("(?:\\bwhere|\\band|\\bor)\\s+(?:[a-z_][a-z0-9_]*\\.)?([a-z_][a-z0-9_]*)\\s*"
+            + "(?:=|<|>|<=|>=|\\bin\\b|\\blike\\b|\\bbetween\\b)");
+
+    private CallShape() { }
+
+    /** The cure this call's command or statement calls for, or null when nothing specific is known. */
+    static String fix(String kind, String target) {
+        if (target == null || kind == null) return null;
+        switch (kind.toLowerCase(Locale.ROOT)) {
+            case "redis": return redis(command(target));
+            case "sql": return sql(target.toLowerCase(Locale.ROOT));
+            default: return null;
+        }
+    }
+
+    /** A database-side check for a slow statement: its plan. Null for other calls. */
+    static String databaseConfirm(String kind, String target) {
+        if (!"sql".equalsIgnoreCase(kind) || target == null || !target.trim().toLowerCase(Locale.ROOT).startsWith("select")) return null;
+        String sql = target.trim();
+        return "in the database: EXPLAIN (ANALYZE, BUFFERS) " + (sql.length() > 200 ? sql.substring(0, 197) + "..." : sql) + " with real values";
+    }
+
+    private static String command(String target) {
+        String t = target.trim();
+        int sp = t.indexOf(' ');
+        return (sp < 0 ? t : t.substring(0, sp)).toUpperCase(Locale.ROOT);
+    }
+
+    private static String redis(String command) {
+        if (command.equals("KEYS")) {
+            return "KEYS walks the whole keyspace in one step, and Redis serves no other client until it is done: every"
+                    + " request's KEYS queues behind the others'. Keep the keys a request needs in a set of their own"
+                    + " (SADD when a key is written, SMEMBERS or SSCAN to read), or iterate with SCAN and a MATCH pattern"
+                    + " off the request path; never KEYS in production code.";
+        }
+        if (REDIS_WHOLE.contains(command)) {
+            return command + " returns the whole collection in one reply, O(N) in its size, and Redis serves no other client"
+                    + " meanwhile: read a bounded page (SSCAN, HSCAN, ZSCAN with COUNT, LRANGE with a limit), fetch only the"
+                    + " fields needed (HMGET), or split the collection into smaller keys.";
+        }
+        if (command.equals("DEL")) {
+            return "DEL frees a large collection synchronously, blocking Redis meanwhile: use UNLINK, which frees it in the background.";
+        }
+        return null;
+    }
+
+    private static String sql(String sql) {
+        String s = sql.trim();
+        if (!s.startsWith("select")) return null;
+        Matcher from = FROM.matcher(s);
+        if (!from.find()) return null;
+        String table = from.group(1);
+        Set<String> columns = new LinkedHashSet<>();
+        Matcher f = FILTER.matcher(s.substring(from.end()));
+        while (f.find()) columns.add(f.group(1));
+        if (columns.isEmpty()) {
+            return "Read its plan (EXPLAIN ANALYZE): without a WHERE clause on " + table + " it reads the whole table each time;"
+                    + " count or aggregate incrementally, cache the result, or bound it (LIMIT, a time range).";
+        }
+        List<String> cols = new ArrayList<>(columns);
+        return "Read its plan (EXPLAIN ANALYZE): a sequential scan of " + table + " means no index serves the filter; index the"
+                + " filtered column" + (cols.size() > 1 ? "s" : "") + " (CREATE INDEX ON " + table + " (" + String.join(", ", cols)
+                + ")), or, if an index exists and is not used, compare the column's type with the parameter's and refresh"
+                + " the statistics (ANALYZE " + table + ").";
+    }
+}
