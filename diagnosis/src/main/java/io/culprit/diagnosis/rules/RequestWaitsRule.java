@@ -16,6 +16,7 @@ import java.util.Optional;
  * culprit does not know). A service outside the lab whose requests slept 15 ms of their 16 got
  * "no root cause found", as did one whose requests read a raw TCP backend for 30 ms of their 31:
  * nothing was hot, nothing contended, no known call was slow. JFR saw both waits with their stacks.
+ * A sleep in a method whose own call failed is named as the back-off of a retry.
  */
 public final class RequestWaitsRule implements Rule {
     /** A fifth of the mean request spent waiting there is worth a fix. */
@@ -53,6 +54,15 @@ public final class RequestWaitsRule implements Rule {
                 + n.tag(Fmt.ms(t.number(0, "maxMs")), ref) + ")";
         Finding.Builder b = finding(Severity.OK).evidence("tables/request-waits").evidence("series/requests#rps");
         if (share < SHARE_WARN) return b.summary(summary + ": too small a share to be the cause.").numbers(n.refs()).build();
+        int retried = kind.equals("sleep") ? failingCallOf(ev, site) : -1;
+        if (retried >= 0) {
+            Table calls = ev.table("calls").orElseThrow();
+            String cref = "tables/calls#" + retried;
+            double errors = calls.number(retried, "errors"), count = calls.number(retried, "count");
+            summary += "; the same method's " + calls.text(retried, "kind") + " " + SlowCallsRule.quote(calls.text(retried, "target"))
+                    + " failed " + n.tag(Fmt.num(errors), cref) + " of " + n.tag(Fmt.num(count), cref) + " calls ("
+                    + Fmt.pct(errors / count) + "): the sleeps are a retry's back-off";
+        }
         String cls = Frames.classAndMethod(site);
         String confirm = cls == null ? null : ev.confirm("trace " + cls + " '#cost > " + Fmt.num(Math.max(1, Math.floor(perRequestMs / 2)))
                 + "'") + " (the time each call of " + Frames.shortName(site) + " spends there)";
@@ -64,7 +74,12 @@ public final class RequestWaitsRule implements Rule {
                                 + " the container can serve no more requests at once than it has threads, whatever the CPUs do."
                         : "The requests wait for a dependency reached through a client culprit's probes do not time, so no"
                                 + " call table shows it; JFR's I/O events do, with the code that waited.")
-                .fix(kind.equals("sleep")
+                .fix(retried >= 0
+                        ? "The dependency fails, and each failure costs the request a sleep: fix or fail fast on its errors (a"
+                                + " circuit breaker stops calling a dependency that keeps failing), and retry without holding the"
+                                + " request thread: fewer attempts with a short, jittered and capped back-off, or the retry on a"
+                                + " scheduler with the response completed asynchronously."
+                        : kind.equals("sleep")
                         ? "Do not sleep on a request thread: retry on a scheduler or asynchronously, reject instead of"
                                 + " waiting when throttling (a rate limiter's tryAcquire), or answer asynchronously"
                                 + " (DeferredResult, CompletableFuture); if the wait must stay, shorten it."
@@ -72,5 +87,21 @@ public final class RequestWaitsRule implements Rule {
                                 + " asynchronously or in parallel with the rest of the request, and give it a timeout.")
                 .confirm(confirm)
                 .build();
+    }
+
+    /**
+     * A call made by the sleeping method that failed: the sleep is the back-off between its
+     * attempts. The call with the most errors, or -1.
+     */
+    private static int failingCallOf(Evidence ev, String site) {
+        Optional<Table> calls = ev.rows("calls");
+        if (calls.isEmpty()) return -1;
+        Table t = calls.get();
+        int best = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!(t.number(i, "errors") > 0) || !Frames.stripLine(Evidence.text(t, i, "caller")).equals(site)) continue;
+            if (best < 0 || t.number(i, "errors") > t.number(best, "errors")) best = i;
+        }
+        return best;
     }
 }

@@ -81,4 +81,30 @@ class OutsideServicesTest {
         assertThat(f.fix()).startsWith("Take the remote call out of the transaction that locks the row");
         assertThat(f.explains()).contains("connection-held", "slow-calls");
     }
+
+    @Test
+    void aSleepInAMethodWhoseCallFailsIsARetryBackOff() {
+        // 80 requests/s for 10 s at 100 ms; each slept 98 ms after its call failed half the time.
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 80), "meanMs",
+                CaseBuilder.flat(10, 100));
+        cb.table("request-waits", CaseBuilder.row("kind", "sleep", "target", "Thread.sleep", "site", "shop.Quotes.fetch", "events", 800,
+                "waitMs", 78_400.0, "maxMs", 400.0, "stack", List.of("java.lang.Thread.sleep", "shop.Quotes.fetch:31")));
+        cb.table("calls", CaseBuilder.row("kind", "http", "target", "GET http://partner/quote", "count", 1_600, "errors", 800,
+                "totalMs", 3_200.0, "p99Ms", 4.0, "shareOfRequestTime", 0.04, "caller", "shop.Quotes.fetch:27"));
+        Finding f = new RequestWaitsRule().evaluate(cb.evidence());
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).contains("slept 98 ms per request in Thread.sleep at shop.Quotes.fetch",
+                "; the same method's http \"GET http://partner/quote\" failed 800 of 1,600 calls (50 %): the sleeps are a retry's back-off");
+        assertThat(f.fix()).startsWith("The dependency fails, and each failure costs the request a sleep");
+        // A sleep beside a call that never fails is a plain sleep.
+        CaseBuilder ok = CaseBuilder.in(dir.resolve("ok"), 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 80), "meanMs",
+                CaseBuilder.flat(10, 100));
+        ok.table("request-waits", CaseBuilder.row("kind", "sleep", "target", "Thread.sleep", "site", "shop.Quotes.fetch", "events", 800,
+                "waitMs", 78_400.0, "maxMs", 400.0, "stack", List.of("java.lang.Thread.sleep", "shop.Quotes.fetch:31")));
+        ok.table("calls", CaseBuilder.row("kind", "http", "target", "GET http://partner/quote", "count", 800, "errors", 0,
+                "totalMs", 1_600.0, "p99Ms", 4.0, "shareOfRequestTime", 0.02, "caller", "shop.Quotes.fetch:27"));
+        Finding plain = new RequestWaitsRule().evaluate(ok.evidence());
+        assertThat(plain.summary()).doesNotContain("back-off");
+        assertThat(plain.fix()).startsWith("Do not sleep on a request thread");
+    }
 }
