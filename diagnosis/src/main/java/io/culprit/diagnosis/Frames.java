@@ -134,10 +134,12 @@ public final class Frames {
         return false;
     }
 
-    /** {@code a.B.m:42} → {@code a.B.m}. */
+    /** {@code a.B.m:42} → {@code a.B.m}; also {@code :-1}, the line of generated code (proxies). */
     public static String stripLine(String frame) {
         int colon = frame.lastIndexOf(':');
-        return colon > 0 && frame.substring(colon + 1).chars().allMatch(Character::isDigit) ? frame.substring(0, colon) : frame;
+        String line = colon > 0 ? frame.substring(colon + 1) : "";
+        if (line.startsWith("-")) line = line.substring(1);
+        return colon > 0 && line.chars().allMatch(Character::isDigit) ? frame.substring(0, colon) : frame;
     }
 
     /**

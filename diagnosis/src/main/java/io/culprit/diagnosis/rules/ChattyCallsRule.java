@@ -63,6 +63,8 @@ public final class ChattyCallsRule implements Rule {
         String caller = Evidence.text(t, top, "caller");
         String path = Evidence.text(t, top, "callPath");
         boolean located = !caller.isEmpty() && !caller.startsWith("(");
+        String[] lazy = located ? lazyLoad(path.isEmpty() ? caller : path) : null;
+        if (lazy != null) caller = lazy[2];
         // The calls' own time leaves out what each round trip costs the caller (pool checkout,
         // statement preparation, row mapping): with an embedded database that is most of it. The
         // CPU under the call site's method is the whole loop body, which the fix removes.
@@ -77,18 +79,39 @@ public final class ChattyCallsRule implements Rule {
                         + n.tag(Fmt.num(count), ref) + " calls, " + n.tag(each(meanMs), ref) + " each), "
                         + (Double.isFinite(share) ? n.tag(Fmt.pct(share), ref) + " of request time" : "share of request time unknown")
                         + SlowCallsRule.calledFrom(t, top)
+                        + (lazy != null ? "; each is a lazy load of " + lazy[0] + ", a Hibernate proxy that " + lazy[1]
+                        + "() initialises, at " + lazy[2] : "")
                         + (cpu > 0 ? ", under which " + n.tag(Fmt.pct(cpu), ev.cpuRef()) + " of CPU samples run" : "") + ".")
                 .numbers(n.refs())
                 .explanation("Each call is quick, so no slow-call threshold fires, but the request makes it once per item:"
                         + " the round trips (pool checkout, network, parse, driver) add up to the request's time and grow"
                         + " with the data. Threads hold their connection across the whole loop.")
-                .fix(fix(kind))
+                .fix(lazy != null ? "The association to " + lazy[0] + " is LAZY and read for every item: fetch it with the query"
+                        + " that loads the list (JOIN FETCH, @EntityGraph), or batch the loads (@BatchSize on the association,"
+                        + " hibernate.default_batch_fetch_size), or select only the columns the response needs (a DTO projection)."
+                        : fix(kind))
                 .confirm(ev.confirm(confirm(located ? (path.isEmpty() ? caller : path) : null)));
         if (sev != Severity.INFO) {
             b.explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                     .explains("thread-oversubscription").explains("cpu-saturation");
         }
         return b.build();
+    }
+
+    /**
+     * A call site inside a Hibernate entity proxy ({@code a.Customer$HibernateProxy.getName}): each
+     * call is a lazy load that the code one frame out (the loop) sets off by touching the proxy.
+     * {entity, accessor, the frame that touched it}, or null.
+     */
+    static String[] lazyLoad(String path) {
+        String[] frames = path.split(" ← ");
+        int at = frames[0].indexOf("$HibernateProxy");
+        if (at < 0 || frames.length < 2) return null;
+        String method = Frames.stripLine(frames[0]);
+        String accessor = method.substring(method.lastIndexOf('.') + 1);
+        String entity = frames[0].substring(0, at);
+        entity = entity.substring(Math.max(entity.lastIndexOf('.'), entity.lastIndexOf('$')) + 1);
+        return new String[] {entity, accessor, frames[1]};
     }
 
     private static double share(Table t, int row) {

@@ -107,4 +107,21 @@ class OutsideServicesTest {
         assertThat(plain.summary()).doesNotContain("back-off");
         assertThat(plain.fix()).startsWith("Do not sleep on a request thread");
     }
+
+    @Test
+    void anNPlusOneThroughHibernateProxiesNamesTheLazyLoadAndTheLoopThatTouchesIt() {
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 500), "meanMs",
+                CaseBuilder.flat(10, 16));
+        cb.table("calls", CaseBuilder.row("kind", "sql", "target", "select c1_0.id,c1_0.name from customers c1_0 where c1_0.id=?",
+                "count", 250_000, "perRequest", 50.0, "totalMs", 59_000.0, "p99Ms", 1.6, "shareOfRequestTime", 0.74,
+                "caller", "shop.Customer$HibernateProxy.getName:-1",
+                "callPath", "shop.Customer$HibernateProxy.getName:-1 ← shop.OrderController.list:102"));
+        Finding f = new ChattyCallsRule().evaluate(cb.evidence());
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("shop.OrderController.list:102");
+        assertThat(f.summary()).contains("; each is a lazy load of Customer, a Hibernate proxy that getName() initialises, at"
+                + " shop.OrderController.list:102");
+        assertThat(f.fix()).startsWith("The association to Customer is LAZY and read for every item");
+        assertThat(f.confirm()).contains("trace shop.OrderController list -n 3");
+    }
 }
