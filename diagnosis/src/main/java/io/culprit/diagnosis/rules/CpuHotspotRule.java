@@ -86,7 +86,14 @@ public final class CpuHotspotRule implements Rule {
         boolean mapLock = mine.only(HotCallee::underMapLock).samples() * 2 >= own;
         if (mapLock) detail += "; it runs inside ConcurrentHashMap.compute or merge, holding the lock of the key's bin, so"
                 + " requests on one key take turns";
+        // A parallel stream per request: its cure is the stream's, whatever the lambdas compute.
+        boolean parallel = kind == null && mine.only(HotCallee::parallelStream).samples() * 2 >= own;
+        if (parallel) detail += "; it runs as a parallel stream, its parts on ForkJoinPool.commonPool beside the other requests";
         String fix = kind != null ? kind.fix
+                : parallel ? "Use a sequential stream on a request path: the common pool is shared by every request and has"
+                + " one thread fewer than the CPUs, so under load the parts only compete with other requests for the same"
+                + " cores and each split adds hand-offs and joins. Parallel streams pay off for large CPU-bound work on an"
+                + " otherwise idle machine; if the work must be split, give it a bounded pool of its own."
                 : "Read the flame graph under " + method + ": replace quadratic lookups by a HashSet or HashMap, make"
                 + " regular expressions linear (possessive or atomic groups, no nested quantifiers) and compile them"
                 + " once, compute what does not change once and cache it, or bound the input it accepts.";

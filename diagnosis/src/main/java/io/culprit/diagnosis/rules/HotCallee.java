@@ -108,6 +108,17 @@ final class HotCallee {
         return null;
     }
 
+    /**
+     * True when the stack evaluates a parallel stream: on the caller's thread (the pipeline's
+     * {@code evaluateParallel}) or on a fork-join worker running one of its parts ({@code AbstractTask}).
+     */
+    static boolean parallelStream(String[] stack) {
+        for (String f : stack) {
+            if (f.startsWith("java.util.stream.") && (f.contains(".evaluateParallel") || f.startsWith("java.util.stream.AbstractTask."))) return true;
+        }
+        return false;
+    }
+
     /** True when the application's computation runs inside a ConcurrentHashMap's per-key lock. */
     static boolean underMapLock(String[] stack) {
         int app = deepestApplication(stack);

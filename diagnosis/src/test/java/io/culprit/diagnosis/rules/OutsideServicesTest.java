@@ -124,4 +124,18 @@ class OutsideServicesTest {
         assertThat(f.fix()).startsWith("The association to Customer is LAZY and read for every item");
         assertThat(f.confirm()).contains("trace shop.OrderController list -n 3");
     }
+
+    @Test
+    void aParallelStreamPerRequestGetsTheStreamsCureNotTheGenericOne() {
+        String request = "java.lang.Thread.run;jakarta.servlet.http.HttpServlet.service;shop.Api.total;java.util.stream.LongPipeline.sum;"
+                + "java.util.stream.AbstractPipeline.evaluate;java.util.stream.ReduceOps$ReduceOp.evaluateParallel;"
+                + "java.util.concurrent.ForkJoinTask.invoke;java.util.stream.AbstractTask.compute;shop.Api.lambda$total$0";
+        String worker = "java.util.concurrent.ForkJoinWorkerThread.run;java.util.concurrent.ForkJoinTask.doExec;"
+                + "java.util.stream.AbstractTask.compute;shop.Api.lambda$total$0";
+        Finding f = new CpuHotspotRule().evaluate(CaseBuilder.in(dir, 10, 2)
+                .file("profiles/cpu.collapsed", request + " 700\n" + worker + " 100\nx.Other.run;x.Other.idle 200\n").evidence());
+        assertThat(f.culprit()).isEqualTo("shop.Api.total");
+        assertThat(f.summary()).contains("it runs as a parallel stream, its parts on ForkJoinPool.commonPool");
+        assertThat(f.fix()).startsWith("Use a sequential stream on a request path");
+    }
 }
