@@ -89,7 +89,7 @@ public final class ChattyCallsRule implements Rule {
                 .fix(lazy != null ? "The association to " + lazy[0] + " is LAZY and read for every item: fetch it with the query"
                         + " that loads the list (JOIN FETCH, @EntityGraph), or batch the loads (@BatchSize on the association,"
                         + " hibernate.default_batch_fetch_size), or select only the columns the response needs (a DTO projection)."
-                        : fix(kind))
+                        : fix(kind, target))
                 .confirm(ev.confirm(confirm(located ? (path.isEmpty() ? caller : path) : null)));
         if (sev != Severity.INFO) {
             b.explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
@@ -127,7 +127,16 @@ public final class ChattyCallsRule implements Rule {
         return Double.isFinite(v) ? v : 0;
     }
 
-    private static String fix(String kind) {
+    /** Statements that write: repeated, they are batched rather than joined. */
+    private static final java.util.regex.Pattern WRITE = java.util.regex.Pattern.compile("^\\s*(insert|update|delete|merge|upsert)\\b",
+            java.util.regex.Pattern.CASE_INSENSITIVE);
+
+    private static String fix(String kind, String target) {
+        if ("sql".equals(kind) && target != null && WRITE.matcher(target).find()) {
+            return "Send the writes as one batch: JdbcTemplate.batchUpdate or addBatch/executeBatch (with PostgreSQL's"
+                    + " reWriteBatchedInserts=true), saveAll with hibernate.jdbc.batch_size set (IDENTITY ids turn Hibernate's"
+                    + " insert batching off: use a sequence), or one multi-row INSERT ... VALUES (...), (...) or COPY.";
+        }
         switch (kind == null ? "" : kind) {
             case "sql": return "Fetch the rows in one statement: a join or WHERE id IN (...) for the whole list, the ORM's"
                     + " batch or join fetching (JOIN FETCH, @EntityGraph, @BatchSize), or cache what does not change.";

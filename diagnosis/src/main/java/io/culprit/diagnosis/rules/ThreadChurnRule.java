@@ -45,6 +45,11 @@ public final class ThreadChurnRule implements Rule {
                 "Pass an executor sized for the work to supplyAsync/runAsync (and the *Async steps), or raise"
                 + " -Djava.util.concurrent.ForkJoinPool.common.parallelism.",
                 "java.util.concurrent.CompletableFuture$ThreadPerTaskExecutor."),
+        SPRING_SIMPLE_ASYNC("Spring's SimpleAsyncTaskExecutor, which starts a new thread for every task",
+                "Give @Async and the code that submits a ThreadPoolTaskExecutor (Spring Boot's auto-configured one, sized"
+                + " with spring.task.execution.pool.*) instead of a SimpleAsyncTaskExecutor; on JDK 21+ its virtual"
+                + " threads (spring.threads.virtual.enabled=true) are cheap to start.",
+                "org.springframework.core.task.SimpleAsyncTaskExecutor."),
         FORK_JOIN("a fork-join pool adding spare workers because its tasks block (join or get inside a task, a ManagedBlocker)",
                 "Do not block inside the pool's tasks: compose them (thenCombine, allOf) or give blocking work a pool of its own.",
                 "java.util.concurrent.ForkJoinPool.createWorker", "java.util.concurrent.ForkJoinPool.tryCompensate"),

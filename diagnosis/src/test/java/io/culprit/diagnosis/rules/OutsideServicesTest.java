@@ -138,4 +138,18 @@ class OutsideServicesTest {
         assertThat(f.summary()).contains("it runs as a parallel stream, its parts on ForkJoinPool.commonPool");
         assertThat(f.fix()).startsWith("Use a sequential stream on a request path");
     }
+
+    @Test
+    void springsSimpleAsyncExecutorIsNamedAsSuch() {
+        Finding f = new ThreadChurnRule().evaluate(CaseBuilder.in(dir, 10, 2).tableWithMeta("thread-starts", Map.of("requests", 1_000),
+                CaseBuilder.row("group", "SimpleAsyncTaskExecutor-#", "site", "org.springframework.core.task.SimpleAsyncTaskExecutor.doExecute",
+                        "count", 1_000, "requestPath", 1_000, "families", 1_000, "stack",
+                        List.of("java.lang.Thread.start:809", "org.springframework.core.task.SimpleAsyncTaskExecutor.doExecute:283",
+                                "org.springframework.core.task.SimpleAsyncTaskExecutor.execute:256", "shop.Mailer.send:40",
+                                "jakarta.servlet.http.HttpServlet.service:564"))).evidence());
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("shop.Mailer.send:40");
+        assertThat(f.summary()).contains("Spring's SimpleAsyncTaskExecutor, which starts a new thread for every task");
+        assertThat(f.fix()).startsWith("Give @Async and the code that submits a ThreadPoolTaskExecutor");
+    }
 }
