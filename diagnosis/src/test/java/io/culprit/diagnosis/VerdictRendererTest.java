@@ -30,11 +30,11 @@ class VerdictRendererTest {
     void healthyCaseSaysSoAndStillListsWhatWasChecked() {
         String text = VerdictRenderer.render(Diagnosis.run(CaseFile.open(Fixtures.dir("healthy"))));
         int n = Diagnosis.rules().size();
-        // Not judged: hot-path-classloading and cpu-hotspot (the fixture has no classloading table and no cpu profile),
+        // Not judged: hot-path-classloading, cpu-hotspot and orm-cpu (the fixture has no classloading table and no cpu profile),
         // container-queue (no load.json: the clients' own time is unknown), request-waits (no request-waits table),
         // connection-held (its calls table predates the heldMs column), stuck-threads (no stuck-threads table),
         // thread-churn (no thread-starts table).
-        assertThat(text).contains("No root cause found: " + (n - 7) + " of " + n + " hypotheses judged on evidence, none WARN or CRITICAL.",
+        assertThat(text).contains("No root cause found: " + (n - 8) + " of " + n + " hypotheses judged on evidence, none WARN or CRITICAL.",
                 "RULED_OUT     OK        gc-pressure").doesNotContain("#1 ROOT CAUSE", "Per window");
     }
 }

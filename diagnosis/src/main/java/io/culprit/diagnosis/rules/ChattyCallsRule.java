@@ -91,6 +91,8 @@ public final class ChattyCallsRule implements Rule {
                         + " hibernate.default_batch_fetch_size), or select only the columns the response needs (a DTO projection)."
                         : fix(kind, target))
                 .confirm(ev.confirm(confirm(located ? (path.isEmpty() ? caller : path) : null)));
+        // Each lazy load also builds its entity: the ORM's CPU is this loop's.
+        if (lazy != null) b.explains("orm-cpu");
         if (sev != Severity.INFO) {
             b.explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                     .explains("thread-oversubscription").explains("cpu-saturation");

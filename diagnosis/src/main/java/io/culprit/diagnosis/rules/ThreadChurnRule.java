@@ -99,8 +99,10 @@ public final class ThreadChurnRule implements Rule {
         Numbers n = new Numbers();
         String ref = "tables/thread-starts";
         if (top < 0 || total < MIN_STARTS || !(perRequest >= PER_REQUEST_WARN)) {
-            return finding(Severity.OK).evidence(ref).summary(n.tag(Fmt.num(total), ref) + " thread(s) started in the run"
-                    + (Double.isFinite(perRequest) ? ", " + Fmt.num(perRequest) + " per request" : "") + ": threads are pooled.")
+            String rate = !Double.isFinite(perRequest) || total == 0 ? "" : perRequest < 0.001 ? ", under 0.001 per request"
+                    : ", " + Fmt.num(perRequest) + " per request";
+            return finding(Severity.OK).evidence(ref).summary((total == 0 ? "no thread started in the run"
+                    : n.tag(Fmt.num(total), ref) + " thread(s) started in the run" + rate) + ": threads are pooled.")
                     .numbers(n.refs()).build();
         }
         String row = ref + "#" + top;

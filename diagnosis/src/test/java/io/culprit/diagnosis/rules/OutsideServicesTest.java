@@ -152,4 +152,23 @@ class OutsideServicesTest {
         assertThat(f.summary()).contains("Spring's SimpleAsyncTaskExecutor, which starts a new thread for every task");
         assertThat(f.fix()).startsWith("Give @Async and the code that submits a ThreadPoolTaskExecutor");
     }
+
+    @Test
+    void entitiesLoadedToSumOneColumnAreTheOrmsCpu() {
+        // Was "no root cause found": the query is quick, and no application method computes.
+        Finding f = new OrmCpuRule().evaluate(Fixtures.evidence("outside-orm-hydration"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Blind5App$Reports.revenue");
+        assertThat(f.summary()).startsWith("Hibernate's own work holds ").contains("most of it building entities from the result set",
+                "dirty-checking at flush, for blind.Blind5App$Reports.revenue, whose query is \"select po1_0.id,po1_0.customer_id");
+        assertThat(f.fix()).startsWith("The query loads more entities than the request needs");
+        // A service with no ORM, and one whose lazy loads are an N+1 (the loop explains the ORM's work).
+        assertThat(new OrmCpuRule().evaluate(Fixtures.evidence("outside-thread-per-request")).severity()).isEqualTo(Severity.OK);
+        assertThat(new ChattyCallsRule().evaluate(CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 500))
+                .table("calls", CaseBuilder.row("kind", "sql", "target", "select c.name from customers c where c.id=?", "count", 250_000,
+                        "perRequest", 50.0, "totalMs", 59_000.0, "p99Ms", 1.6, "shareOfRequestTime", 0.74,
+                        "caller", "shop.Customer$HibernateProxy.getName:-1",
+                        "callPath", "shop.Customer$HibernateProxy.getName:-1 ← shop.OrderController.list:102")).evidence()).explains())
+                .contains("orm-cpu");
+    }
 }
