@@ -151,7 +151,8 @@ public final class ChattyCallsRule implements Rule {
     private static String confirm(String path) {
         if (path == null) return "calls";
         String[] frames = path.split(" ← ");
-        String target = Frames.classAndMethod(frames.length > 1 ? frames[1] : frames[0]);
+        // The loop's method, one frame out, when it is the application's (not the servlet that called it).
+        String target = Frames.classAndMethod(frames.length > 1 && Frames.isApplication(frames[1]) ? frames[1] : frames[0]);
         return target == null ? "calls" : "trace " + target + " -n 3";
     }
 }

@@ -171,4 +171,16 @@ class OutsideServicesTest {
                         "callPath", "shop.Customer$HibernateProxy.getName:-1 ← shop.OrderController.list:102")).evidence()).explains())
                 .contains("orm-cpu");
     }
+
+    @Test
+    void repeatedInsertsAreBatchedNotJoinedAndTheConfirmTracesTheLoop() {
+        Finding f = new ChattyCallsRule().evaluate(CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 170))
+                .table("calls", CaseBuilder.row("kind", "sql", "target", "insert into events(id, kind, payload) values (?, ?, ?)",
+                        "count", 170_000, "perRequest", 100.0, "totalMs", 83_000.0, "p99Ms", 2.2, "shareOfRequestTime", 0.98,
+                        "caller", "shop.Api.importEvents:162",
+                        "callPath", "shop.Api.importEvents:162 ← jakarta.servlet.http.HttpServlet.service:564")).evidence());
+        assertThat(f.fix()).startsWith("Send the writes as one batch: JdbcTemplate.batchUpdate");
+        // The servlet one frame out is not the loop: the loop is the call site's own method.
+        assertThat(f.confirm()).contains("trace shop.Api importEvents -n 3");
+    }
 }
