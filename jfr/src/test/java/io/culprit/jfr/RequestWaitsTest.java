@@ -50,6 +50,24 @@ class RequestWaitsTest {
     }
 
     @Test
+    void anEventLoopsSleepsAreTheRequestsWhateverItsStack() throws Exception {
+        // Reactor Netty's loop thread, named as its factory names it; no servlet on its stack.
+        Thread loop = new Thread(() -> sleepMany(10), "reactor-http-epoll-3");
+        Thread other = new Thread(() -> sleepMany(10), "parallel-1");
+        Path jfr = Recordings.record(() -> {
+            loop.start();
+            other.start();
+            loop.join();
+            other.join();
+        });
+        Table t = JfrFiles.read(jfr).tables(new io.culprit.jfr.collect.Observation(0, Long.MAX_VALUE / 2, 0)).get("request-waits");
+        assertThat(t.rows()).as("the loop's sleeps only").hasSize(1);
+        assertThat(t.text(0, "site")).isEqualTo(RequestWaitsTest.class.getName() + ".sleepMany");
+        assertThat(t.number(0, "events")).isEqualTo(10);
+        assertThat(t.number(0, "eventLoop")).isEqualTo(10);
+    }
+
+    @Test
     void socketWaitsInsideTasksARequestCanAwaitAreTaskWaitsWithoutTheirSleeps() throws Exception {
         try (ServerSocket backend = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             Thread server = new Thread(() -> answerSlowly(backend), "slow-backend");

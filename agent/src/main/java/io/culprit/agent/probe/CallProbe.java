@@ -1,5 +1,6 @@
 package io.culprit.agent.probe;
 
+import io.culprit.model.EventLoops;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -42,9 +43,14 @@ final class CallProbe {
     private final Thresholds thresholds;
     /** Guards every CallStats; taken by readers, and by a calling thread only when its ring is full. */
     private final Object foldLock = new Object();
-    /** Calls as {stats index, ns, SLOW | FAILED, 0}. */
-    private final EventLog log = new EventLog(foldLock, this::fold, 0);
-    private final PerThread rings = new PerThread(log::newRing);
+    /** Calls as {stats index, ns, SLOW | FAILED | HELD | EVENT_LOOP, 0}. */
+    private final EventLog log = new EventLog(foldLock, this::fold, 1);
+    /** Each ring's user word says, once per thread, whether the thread is an event loop's. */
+    private final PerThread rings = new PerThread(() -> {
+        long[] ring = log.newRing();
+        ring[EventLog.USER] = EventLoops.isEventLoopThread(Thread.currentThread().getName()) ? EVENT_LOOP : 0;
+        return ring;
+    });
     private final Indexed<CallStats> byIndex = new Indexed<>();
     /**
      * Per thread, how deep it is in Spring's {@code ClientHttpRequest.execute()}. RestTemplate and
@@ -58,7 +64,7 @@ final class CallProbe {
      * subscribed, outside the hooked method, and that send is the exchange itself.
      */
     private final PerThread webClientUrl = new PerThread(() -> new Object[1]);
-    private static final long SLOW = 1, FAILED = 2, HELD = 4;
+    private static final long SLOW = 1, FAILED = 2, HELD = 4, EVENT_LOOP = 8;
     /** Asked, for every call but SQL, whether its thread holds a pooled connection meanwhile. */
     private final PoolProbe pools;
 
@@ -172,7 +178,8 @@ final class CallProbe {
         long ns = endNs - startNs;
         double ms = ns / 1e6;
         boolean slow = ms > thresholds.slowMs(kind);
-        log.put((long[]) rings.get(), stats.index, ns, (slow ? SLOW : 0) | (thrown != null ? FAILED : 0) | (held ? HELD : 0), 0);
+        long[] ring = (long[]) rings.get();
+        log.put(ring, stats.index, ns, (slow ? SLOW : 0) | (thrown != null ? FAILED : 0) | (held ? HELD : 0) | ring[EventLog.USER], 0);
         if (slow) {
             Map<String, Object> a = new LinkedHashMap<>();
             a.put("kind", kind);
@@ -215,7 +222,8 @@ final class CallProbe {
         Object[] table = byIndex.snapshot();
         for (int i = 0; i < n * EventLog.WORDS; i += EventLog.WORDS) {
             long flags = records[i + 2];
-            ((CallStats) table[(int) records[i]]).add(records[i + 1], (flags & SLOW) != 0, (flags & FAILED) != 0, (flags & HELD) != 0);
+            ((CallStats) table[(int) records[i]]).add(records[i + 1], (flags & SLOW) != 0, (flags & FAILED) != 0, (flags & HELD) != 0,
+                    (flags & EVENT_LOOP) != 0);
         }
     }
 

@@ -23,6 +23,8 @@ final class CallStats {
     private double totalMs;
     /** Time of the calls made while their thread held a pooled connection. */
     private double heldMs;
+    /** Time of the calls made on an event loop's thread ({@code EventLoops}), which they block. */
+    private double eventLoopMs;
 
     CallStats(String kind, String target, int index, CallSite site) {
         this.kind = kind;
@@ -31,10 +33,11 @@ final class CallStats {
         this.site = site;
     }
 
-    void add(long ns, boolean isSlow, boolean failed, boolean held) {
+    void add(long ns, boolean isSlow, boolean failed, boolean held, boolean onEventLoop) {
         us.recordValue(Math.max(1, ns / 1_000));  // counts the call too
         totalMs += ns / 1e6;
         if (held) heldMs += ns / 1e6;
+        if (onEventLoop) eventLoopMs += ns / 1e6;
         if (isSlow) slow++;
         if (failed) errors++;
     }
@@ -55,6 +58,7 @@ final class CallStats {
         r.put("slowCount", slow);
         r.put("errors", errors);
         r.put("heldMs", heldMs);
+        r.put("eventLoopMs", eventLoopMs);
         // Calls made outside any request (schedulers, startup) can push this above 1; it is a share of request time only when they run inside requests.
         r.put("shareOfRequestTime", requestMs > 0 ? Math.min(1.0, totalMs / requestMs) : null);
         r.put("perRequest", requests > 0 ? (double) count / requests : null);

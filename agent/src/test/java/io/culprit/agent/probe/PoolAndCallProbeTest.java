@@ -195,6 +195,31 @@ class PoolAndCallProbeTest {
         assertThat(first.calls.rows(0, 0)).singleElement().satisfies(r -> assertThat(r).containsEntry("count", 1L));
     }
 
+    @Test
+    void statementsRunOnAnEventLoopsThreadAreMarkedAsBlockingIt() throws Exception {
+        Probes p = Probes.renew(ProbeContext.INST);
+        query("SELECT 1 AS plain");
+        Thread loop = new Thread(() -> {
+            try {
+                query("SELECT 1 AS onloop");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "reactor-http-nio-2");
+        loop.start();
+        loop.join();
+        List<Map<String, Object>> rows = p.calls.rows(0, 0);
+        assertThat(rows).hasSize(2);
+        for (Map<String, Object> r : rows) {
+            double onLoop = ((Number) r.get("eventLoopMs")).doubleValue();
+            if (String.valueOf(r.get("target")).toLowerCase().contains("onloop")) {
+                assertThat(onLoop).as("the loop thread's statement").isEqualTo(((Number) r.get("totalMs")).doubleValue()).isPositive();
+            } else {
+                assertThat(onLoop).as("a plain thread's").isZero();
+            }
+        }
+    }
+
     private static void query(String sql) throws Exception {
         try (Connection con = ds.getConnection(); Statement s = con.createStatement()) {
             s.execute(sql);

@@ -183,4 +183,24 @@ class OutsideServicesTest {
         // The servlet one frame out is not the loop: the loop is the call site's own method.
         assertThat(f.confirm()).contains("trace shop.Api importEvents -n 3");
     }
+
+    @Test
+    void blockingCallsOnReactorNettysLoopAreNamedWithTheirCure() {
+        // Both read "no root cause found": no call was slow, and a loop's deep stack hides the request entry.
+        Finding jdbc = new EventLoopBlockingRule().evaluate(Fixtures.evidence("outside-webflux-jdbc"));
+        assertThat(jdbc.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(jdbc.culprit()).isEqualTo("blind6.Blind6App$Api.lambda$customer$0:24");
+        assertThat(jdbc.summary()).startsWith("event-loop threads were blocked ").contains("per request (",
+                "most in sql \"select name from customers where id = ? and pg_sleep(?) i...\"");
+        assertThat(jdbc.fix()).contains("subscribeOn(Schedulers.boundedElastic())", "R2DBC");
+        Finding sleep = new EventLoopBlockingRule().evaluate(Fixtures.evidence("outside-webflux-sleep"));
+        assertThat(sleep.culprit()).isEqualTo("blind6.Blind6App$Api.throttled");
+        assertThat(sleep.summary()).contains("most in Thread.sleep (");
+        assertThat(sleep.fix()).startsWith("Never sleep on an event loop: delay with Mono.delay");
+        assertThat(sleep.explains()).contains("request-waits");
+        // The same query moved off the loop (the fix) blocks no loop.
+        Finding fixed = new EventLoopBlockingRule().evaluate(Fixtures.evidence("outside-webflux-offloaded"));
+        assertThat(fixed.severity()).isEqualTo(Severity.OK);
+        assertThat(fixed.summary()).isEqualTo("no call or wait seen on an event loop's threads.");
+    }
 }

@@ -1,6 +1,7 @@
 package io.culprit.jfr.collect;
 
 import io.culprit.model.ClientLibraries;
+import io.culprit.model.EventLoops;
 import io.culprit.model.Table;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,6 +21,9 @@ import jdk.jfr.consumer.RecordedEvent;
  * request entry; one inside a probed client is left to the {@code calls} table, and one in the
  * server's own code (the response written to a slow client) is not a dependency. Only waits over
  * the events' thresholds in culprit.jfc are seen (1 ms sleeps, 5 ms I/O), so the totals are a floor.
+ * A wait on an event loop's thread ({@code EventLoops}: Reactor Netty, Netty, Vert.x) is on the
+ * request path whatever its stack, and counted in {@code eventLoop}: it stalls every connection
+ * that loop serves.
  *
  * <p>Table {@code task-waits}: the same socket and file waits, off the request path, inside a task
  * a request can wait for (a {@code FutureTask}, a {@code CompletableFuture}'s async step, a
@@ -46,7 +50,7 @@ public final class RequestWaitCollector implements EventCollector {
 
     private static final class Row {
         final String kind, target, site;
-        long events;
+        long events, eventLoop;
         double waitMs, maxMs;
         final StackCounter stacks = new StackCounter();
 
@@ -74,7 +78,9 @@ public final class RequestWaitCollector implements EventCollector {
     public void accept(RecordedEvent e) {
         List<String> stack = Frames.of(e.getStackTrace());
         String type = e.getEventType().getName();
-        Map<String, Row> into = onPath(stack, REQUEST_ENTRIES) ? rows
+        // An event loop's thread serves requests whatever its (deep, cut) stack shows: its waits are theirs.
+        boolean eventLoop = e.getThread() != null && EventLoops.isEventLoopThread(e.getThread().getJavaName());
+        Map<String, Row> into = eventLoop || onPath(stack, REQUEST_ENTRIES) ? rows
                 : !type.equals("jdk.ThreadSleep") && onPath(stack, TASKS) ? taskRows : null;
         if (into == null) return;
         String site = null;
@@ -97,6 +103,7 @@ public final class RequestWaitCollector implements EventCollector {
         double ms = EventCollector.ms(e.getDuration());
         Row r = into.computeIfAbsent(kind + '\n' + target + '\n' + waiter, k -> new Row(kind, target, waiter));
         r.events++;
+        if (eventLoop) r.eventLoop++;
         r.waitMs += ms;
         r.maxMs = Math.max(r.maxMs, ms);
         r.stacks.add(stack);
@@ -131,9 +138,10 @@ public final class RequestWaitCollector implements EventCollector {
             m.put("events", r.events);
             m.put("waitMs", r.waitMs);
             m.put("maxMs", r.maxMs);
+            m.put("eventLoop", r.eventLoop);
             m.put("stack", r.stacks.top());
             out.add(m);
         }
-        return new Table(name, List.of("kind", "target", "site", "events", "waitMs", "maxMs", "stack"), out, o.meta());
+        return new Table(name, List.of("kind", "target", "site", "events", "waitMs", "maxMs", "eventLoop", "stack"), out, o.meta());
     }
 }

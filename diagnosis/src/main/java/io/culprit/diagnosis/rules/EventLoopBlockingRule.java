@@ -1,0 +1,123 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
+import io.culprit.diagnosis.Numbers;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.Optional;
+
+/**
+ * Blocking calls on an event loop's threads (WebFlux on Reactor Netty, Netty, Vert.x): the
+ * {@code calls} made there ({@code eventLoopMs}) and the sleeps and unprobed I/O waits JFR saw
+ * there ({@code request-waits.eventLoop}). A loop has a thread or two per CPU and serves every
+ * connection given to it, so a millisecond blocked is a millisecond of delay for each request
+ * queued behind it: latency grows with concurrency while the CPUs idle. A WebFlux service outside
+ * the lab that ran a 5 ms JDBC query inside {@code Mono.fromCallable}, and one that slept 10 ms in
+ * a handler, both read "no root cause found": no call was slow, nothing was hot, and a loop's
+ * stack is too deep for the request entry to show.
+ */
+public final class EventLoopBlockingRule implements Rule {
+    /** A tenth of request time blocked on the loops already delays every request behind them. */
+    static final double SHARE_WARN = 0.1;
+    static final double SHARE_CRITICAL = 0.3;
+
+    @Override public String id() { return "event-loop-blocking"; }
+    @Override public String title() { return "Blocking calls on event-loop threads"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<Table> calls = ev.rows("calls").filter(t -> t.columns().contains("eventLoopMs"));
+        Optional<Table> waits = ev.rows("request-waits").filter(t -> t.columns().contains("eventLoop"));
+        if (calls.isEmpty() && waits.isEmpty()) return notAssessed("no calls.eventLoopMs and no request-waits.eventLoop");
+        double blockedMs = 0, topMs = 0;
+        int topCall = -1, topWait = -1;
+        if (calls.isPresent()) {
+            Table t = calls.get();
+            for (int i = 0; i < t.rows().size(); i++) {
+                double ms = finite(t.number(i, "eventLoopMs"));
+                blockedMs += ms;
+                if (ms > topMs) { topMs = ms; topCall = i; }
+            }
+        }
+        if (waits.isPresent()) {
+            Table t = waits.get();
+            for (int i = 0; i < t.rows().size(); i++) {
+                double ms = loopWaitMs(t, i);
+                blockedMs += ms;
+                if (ms > topMs) { topMs = ms; topWait = i; topCall = -1; }
+            }
+        }
+        double requests = ev.requestCount();
+        double requestMs = ev.requestTimeMs();
+        double share = requestMs > 0 ? Math.min(1, blockedMs / requestMs) : Double.NaN;
+        Numbers n = new Numbers();
+        Finding.Builder b = finding(Severity.OK);
+        if (topCall < 0 && topWait < 0 || !(share >= SHARE_WARN)) {
+            return b.evidence(calls.isPresent() ? "tables/calls" : "tables/request-waits")
+                    .summary(blockedMs == 0 ? "no call or wait seen on an event loop's threads."
+                            : "event-loop threads blocked " + Fmt.ms(blockedMs) + " in all" + (Double.isFinite(share) ? ", "
+                            + Fmt.pct(share) + " of request time" : "") + ".").build();
+        }
+        String ref, what, site, kind;
+        if (topCall >= 0) {
+            Table t = calls.get();
+            ref = "tables/calls#" + topCall;
+            kind = t.text(topCall, "kind");
+            double count = t.number(topCall, "count");
+            what = kind + " " + SlowCallsRule.quote(t.text(topCall, "target")) + " (" + n.tag(Fmt.ms(t.number(topCall, "totalMs") / count), ref)
+                    + " a call, " + n.tag(Fmt.num(count), ref) + " calls)";
+            site = Evidence.text(t, topCall, "caller");
+        } else {
+            Table t = waits.get();
+            ref = "tables/request-waits#" + topWait;
+            kind = t.text(topWait, "kind");
+            what = kind.equals("sleep") ? "Thread.sleep (" + n.tag(Fmt.num(t.number(topWait, "eventLoop")), ref) + " sleeps)"
+                    : "a " + kind + " wait on " + t.text(topWait, "target") + " (" + n.tag(Fmt.num(t.number(topWait, "eventLoop")), ref) + " waits)";
+            site = Evidence.text(t, topWait, "site");
+        }
+        double perRequest = requests > 0 ? blockedMs / requests : Double.NaN;
+        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(Math.max(share, 0.5)).evidence(ref)
+                .culprit(site.isEmpty() ? null : site)
+                .summary("event-loop threads were blocked " + n.tag(Fmt.ms(perRequest), ref) + " per request ("
+                        + n.tag(Fmt.pct(share), ref) + " of request time), most in " + what + (site.isEmpty() ? "" : " at " + site)
+                        + ": every request queued on a blocked loop waits for it.")
+                .numbers(n.refs())
+                .explanation("An event loop has a thread or two per CPU and serves every connection assigned to it: while"
+                        + " one of its threads blocks (a JDBC query, a blocking HTTP client, a sleep), no other request on"
+                        + " that loop moves. Latency grows with concurrency while the CPUs idle, and wrapping the call in"
+                        + " Mono.fromCallable does not move it off the loop.")
+                .fix(fix(kind))
+                .confirm(site.isEmpty() || Frames.classAndMethod(site) == null ? ev.confirm("thread")
+                        : ev.confirm("stack " + Frames.classAndMethod(site) + " -n 5") + " (the thread names show the loop)")
+                .explains("request-waits").explains("slow-calls").explains("tail-latency").explains("thread-oversubscription")
+                .explains("chatty-calls").explains("pool-size")
+                .build();
+    }
+
+    private static String fix(String kind) {
+        String move = "Never block an event loop: move the blocking call to a scheduler made for it"
+                + " (Mono.fromCallable(...).subscribeOn(Schedulers.boundedElastic())), ";
+        switch (kind) {
+            case "sql": return move + "or use a non-blocking driver (R2DBC). Reactor's BlockHound finds such calls in tests.";
+            case "redis": return move + "or use the reactive Redis API (ReactiveRedisTemplate). Reactor's BlockHound finds such calls in tests.";
+            case "sleep": return "Never sleep on an event loop: delay with Mono.delay or delayElement, which park no thread, or"
+                    + " move the blocking work to Schedulers.boundedElastic(). Reactor's BlockHound finds such calls in tests.";
+            default: return move + "or use a non-blocking client (WebClient for HTTP). Reactor's BlockHound finds such calls in tests.";
+        }
+    }
+
+    /** A request-waits row's time on event loops: its wait, scaled by the share of its events there. */
+    private static double loopWaitMs(Table t, int row) {
+        double events = t.number(row, "events");
+        double onLoop = finite(t.number(row, "eventLoop"));
+        return events > 0 ? finite(t.number(row, "waitMs")) * onLoop / events : 0;
+    }
+
+    private static double finite(double v) {
+        return Double.isFinite(v) ? v : 0;
+    }
+}

@@ -1,0 +1,16 @@
+package io.culprit.model;
+
+/**
+ * The threads of event-loop servers and clients (Reactor Netty, Netty, Vert.x and Quarkus,
+ * Micronaut, gRPC), by the names their thread factories give them. A handful of these threads
+ * serve every connection, so a call that blocks one (JDBC, a sleep, a blocking HTTP client) stalls
+ * every request queued on it: the agent marks the calls made on them, the JFR collectors the waits.
+ */
+public final class EventLoops {
+    private EventLoops() { }
+
+    public static boolean isEventLoopThread(String name) {
+        return name != null && (name.startsWith("reactor-http-") || name.startsWith("reactor-tcp-") || name.contains("EventLoopGroup-")
+                || name.startsWith("vert.x-eventloop-thread-") || name.contains("-ELG-"));
+    }
+}
