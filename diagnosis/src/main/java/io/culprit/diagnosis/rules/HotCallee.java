@@ -7,7 +7,7 @@ import io.culprit.diagnosis.Frames;
  * makes (the first frame below the deepest application frame), and the kinds of computation
  * whose cure is known whatever the application (a backtracking regular expression, a secure
  * random generator, password hashing, hash collisions, compression, public-key cryptography,
- * starting threads, sorting per call). Keyed to JDK and library APIs only.
+ * starting threads, copy-on-write collections, sorting per call). Keyed to JDK and library APIs only.
  */
 final class HotCallee {
 
@@ -52,6 +52,14 @@ final class HotCallee {
                 + " work on a shared pool built once, or on JDK 21+ as a virtual thread; do it inline when the caller"
                 + " waits for it anyway.",
                 "java.lang.Thread.start"),
+        COPY_ON_WRITE("copy-on-write collections (each write copies the whole array)",
+                "A CopyOnWriteArrayList or CopyOnWriteArraySet copies its whole array on every add, set and remove, under"
+                + " its lock: written per request it grows and every write costs its size. Keep copy-on-write for rarely"
+                + " changed lists (listeners); for data written per request use ConcurrentLinkedQueue,"
+                + " ConcurrentHashMap.newKeySet(), or a bounded ring buffer.",
+                "java.util.concurrent.CopyOnWriteArrayList.add", "java.util.concurrent.CopyOnWriteArrayList.set",
+                "java.util.concurrent.CopyOnWriteArrayList.remove", "java.util.concurrent.CopyOnWriteArraySet.add",
+                "java.util.concurrent.CopyOnWriteArraySet.remove"),
         SORT("sorting",
                 "The same data is sorted on every call: keep it sorted as it changes (a TreeMap, a heap, insertion"
                 + " into place), sort once and cache the result, or compute the statistic incrementally (HdrHistogram"

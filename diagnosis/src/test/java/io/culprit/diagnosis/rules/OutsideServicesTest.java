@@ -203,4 +203,15 @@ class OutsideServicesTest {
         assertThat(fixed.severity()).isEqualTo(Severity.OK);
         assertThat(fixed.summary()).isEqualTo("no call or wait seen on an event loop's threads.");
     }
+
+    @Test
+    void aCopyOnWriteListWrittenPerRequestIsNamedWithItsCure() {
+        String add = "java.lang.Thread.run;jakarta.servlet.http.HttpServlet.service;shop.Audit.record;"
+                + "java.util.concurrent.CopyOnWriteArrayList.add;java.util.Arrays.copyOf";
+        Finding f = new CpuHotspotRule().evaluate(CaseBuilder.in(dir, 10, 2)
+                .file("profiles/cpu.collapsed", add + " 600\nx.Other.run;x.Other.idle 400\n").evidence());
+        assertThat(f.culprit()).isEqualTo("shop.Audit.record");
+        assertThat(f.summary()).contains("that is copy-on-write collections (each write copies the whole array)");
+        assertThat(f.fix()).startsWith("A CopyOnWriteArrayList or CopyOnWriteArraySet copies its whole array");
+    }
 }
