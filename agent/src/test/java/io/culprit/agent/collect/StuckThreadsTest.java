@@ -30,16 +30,21 @@ class StuckThreadsTest {
         CountDownLatch release = new CountDownLatch(1);
         Thread mover = new Thread(() -> await(release), "mover");
         mover.setDaemon(true);
+        // Both workers hold an outer task before either submits its part: the parts can only queue.
+        // Without that, the first part could start the second worker and run, and nothing would stick.
+        CountDownLatch bothRunning = new CountDownLatch(2);
         try {
             for (int i = 0; i < 2; i++) {
                 pool.submit(() -> {
+                    bothRunning.countDown();
+                    bothRunning.await();
                     Future<Integer> part = pool.submit(() -> 1);  // queued behind the two waiting workers
                     return part.get();
                 });
             }
             mover.start();
-            waitUntilWaiting("report-", 2);
-            waitUntilWaiting("mover", 1);
+            waitUntilWaitingIn("report-", 2, "java.util.concurrent.FutureTask.awaitDone");
+            waitUntilWaitingIn("mover", 1, "java.util.concurrent.CountDownLatch.await");
             StuckThreads first = StuckThreads.start();
             release.countDown();
             mover.join();
@@ -64,15 +69,17 @@ class StuckThreadsTest {
         }
     }
 
-    /** Waits for the threads' state, not for a time. */
-    private static void waitUntilWaiting(String prefix, int count) {
+    /** Waits for the threads' state and place (a frame on their stack), not for a time. */
+    private static void waitUntilWaitingIn(String prefix, int count, String frame) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < deadline) {
-            long waiting = Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> t.getName().startsWith(prefix) && t.getState() == Thread.State.WAITING).count();
+            long waiting = Thread.getAllStackTraces().entrySet().stream()
+                    .filter(e -> e.getKey().getName().startsWith(prefix) && e.getKey().getState() == Thread.State.WAITING)
+                    .filter(e -> java.util.Arrays.stream(e.getValue()).anyMatch(f -> (f.getClassName() + "." + f.getMethodName()).equals(frame)))
+                    .count();
             if (waiting == count) return;
             Thread.onSpinWait();
         }
-        throw new AssertionError(prefix + " never waited");
+        throw new AssertionError(prefix + " never waited in " + frame);
     }
 }
