@@ -97,7 +97,7 @@ public final class GcPressureRule implements Rule {
             b.evidence("series/heap#usedAfterGcMb");
         }
         resizing(ev, np).ifPresent(pressure::add);
-        Optional<GcTrigger> trigger = GcTrigger.read(ev, np);
+        Optional<GcTrigger> trigger = GcTrigger.read(ev, np).or(() -> GcTrigger.resultSets(ev, np, kbPerRequest(ev)));
         // What asked for the collections comes first: it is the cause the other lines follow from.
         trigger.ifPresent(tr -> pressure.add(0, tr.summary));
 
@@ -291,16 +291,31 @@ public final class GcPressureRule implements Rule {
      * lab's own count is 185 KB per request at 200 req/s.
      */
     private static String allocationPerRequest(Evidence ev, Numbers n) {
+        boolean sampled = sampledMbPerSec(ev) > 0;
+        String ref = sampled ? "tables/alloc-sites" : "series/alloc#mbPerSec";
+        double mbPerSec = mbPerSec(ev);
+        double kb = kbPerRequest(ev);
+        if (!(mbPerSec > 0) || !(kb > 0)) return "";
+        return n.tag(Fmt.num(mbPerSec), ref) + " MB/s allocated, " + n.tag(Fmt.num(kb), ref) + " KB per request";
+    }
+
+    private static double sampledMbPerSec(Evidence ev) {
         double sampledMb = ev.rows("alloc-sites").map(t -> Evidence.meta(t, "totalMb")).orElse(Double.NaN);
         double seconds = ev.observedSeconds();
-        boolean sampled = sampledMb > 0 && seconds > 0;
         // The table counts decimal MB (bytes / 1e6), the series MiB.
-        double mbPerSec = sampled ? sampledMb * 1e6 / (1024 * 1024) / seconds
-                : ev.stats("alloc", "mbPerSec").map(ColumnStats::mean).orElse(Double.NaN);
-        String ref = sampled ? "tables/alloc-sites" : "series/alloc#mbPerSec";
+        return sampledMb > 0 && seconds > 0 ? sampledMb * 1e6 / (1024 * 1024) / seconds : Double.NaN;
+    }
+
+    private static double mbPerSec(Evidence ev) {
+        double sampled = sampledMbPerSec(ev);
+        return sampled > 0 ? sampled : ev.stats("alloc", "mbPerSec").map(ColumnStats::mean).orElse(Double.NaN);
+    }
+
+    /** KB allocated per request at the mean rate; NaN when either is unknown. */
+    static double kbPerRequest(Evidence ev) {
         double rps = ev.stats("requests", "rps").map(ColumnStats::mean).orElse(Double.NaN);
-        if (!(mbPerSec > 0) || !(rps > 0)) return "";
-        return n.tag(Fmt.num(mbPerSec), ref) + " MB/s allocated, " + n.tag(Fmt.num(mbPerSec * 1024 / rps), ref) + " KB per request";
+        double mb = mbPerSec(ev);
+        return mb > 0 && rps > 0 ? mb * 1024 / rps : Double.NaN;
     }
 
     /** Where the allocation comes from (JFR allocation samples): the fix's second half names this code. */

@@ -20,7 +20,9 @@ import java.util.Optional;
  *   <li>{@code Metadata GC Threshold}: Metaspace filling with classes, usually generated at run
  *       time.</li>
  * </ul>
- * Collections any tool asked for (jmap, jcmd, a JVMTI agent) are named as such.
+ * Collections any tool asked for (jmap, jcmd, a JVMTI agent) are named as such. Without a cause,
+ * allocation that mostly reads query results for one method, megabytes per request, is named
+ * ({@link #resultSets}).
  */
 final class GcTrigger {
     /** Half the paused time asked for by one cause: that cause is the pressure. */
@@ -106,6 +108,66 @@ final class GcTrigger {
             }
         }
         return Optional.empty();
+    }
+
+    /** Frames that read a query's result: JDBC drivers, embedded databases, row mappers, ORMs' result processing. */
+    private static final String[] RESULT_READING = {
+        "org.postgresql.", "com.mysql.", "org.mariadb.", "oracle.jdbc.", "com.microsoft.sqlserver.", "org.h2.", "org.hsqldb.",
+        "org.apache.derby.", "org.sqlite.", "org.springframework.jdbc.core.", "org.hibernate.sql.results.", "org.hibernate.loader.",
+        "org.jooq.", "org.apache.ibatis.executor.resultset."
+    };
+    /** Half the sampled bytes reading results for one method is what the collector clears. */
+    static final double RESULTS_SHARE = 0.5;
+    /** A megabyte of results read per request is a result set, not a row. */
+    static final double RESULTS_KB_PER_REQUEST = 1024;
+
+    /**
+     * When no cause asked for the collections: most sampled allocation reads query results for one
+     * application method, megabytes per request. The heap's size is not the cure; the result's is.
+     * A service outside the lab that read 40,000 rows per request into maps (27 MB a request,
+     * 70 % of wall time paused) was told to set -Xms equal to -Xmx.
+     */
+    static Optional<GcTrigger> resultSets(Evidence ev, Numbers n, double kbPerRequest) {
+        Optional<Table> sites = ev.rows("alloc-sites");
+        if (sites.isEmpty() || !(kbPerRequest >= RESULTS_KB_PER_REQUEST)) return Optional.empty();
+        Table t = sites.get();
+        java.util.Map<String, Double> byCaller = new java.util.HashMap<>();
+        for (int i = 0; i < t.rows().size(); i++) {
+            java.util.List<String> stack = Evidence.stack(t, i, "stack");
+            boolean reading = stack.stream().anyMatch(f -> { for (String p : RESULT_READING) if (f.startsWith(p)) return true; return false; });
+            String app = stack.stream().filter(io.culprit.diagnosis.Frames::isApplication).findFirst().orElse(null);
+            if (reading && app != null) byCaller.merge(app, finite(t.number(i, "share")), Double::sum);
+        }
+        java.util.Map.Entry<String, Double> top = byCaller.entrySet().stream().max(java.util.Map.Entry.comparingByValue()).orElse(null);
+        if (top == null || top.getValue() < RESULTS_SHARE) return Optional.empty();
+        String site = top.getKey();
+        String sql = statementOf(ev, io.culprit.diagnosis.Frames.stripLine(site));
+        // Shares of the listed sites; the table keeps the top ones, so their sum stays within all sampled bytes.
+        return Optional.of(new GcTrigger(n.tag(Fmt.pct(Math.min(1, top.getValue())), "tables/alloc-sites")
+                + " of sampled allocation reads query results for " + site + (sql == null ? "" : " (sql " + SlowCallsRule.quote(sql) + ")"), site,
+                "Read less per request: select only the rows and columns it needs (page with LIMIT or a keyset, aggregate in"
+                        + " SQL), or stream the rows instead of collecting them (JdbcTemplate.queryForStream or a"
+                        + " RowCallbackHandler with a fetch size; PostgreSQL's driver streams only inside a transaction with"
+                        + " setFetchSize). A bigger heap only spaces the same collections out.",
+                "The driver materializes a result's rows (PostgreSQL's reads them all before returning the first), and"
+                        + " the mapper builds a map or object per row: a large result per request is megabytes the collector"
+                        + " must clear, and under load it collects continuously."));
+    }
+
+    /** The costliest SQL the calls table attributes to {@code method}, or null. */
+    private static String statementOf(Evidence ev, String method) {
+        Optional<Table> calls = ev.rows("calls");
+        if (calls.isEmpty()) return null;
+        Table t = calls.get();
+        int best = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!"sql".equalsIgnoreCase(t.text(i, "kind"))) continue;
+            String path = Evidence.text(t, i, "callPath").isEmpty() ? Evidence.text(t, i, "caller") : Evidence.text(t, i, "callPath");
+            boolean mine = false;
+            for (String f : path.split(" ← ")) mine |= io.culprit.diagnosis.Frames.stripLine(f.trim()).equals(method);
+            if (mine && (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs"))) best = i;
+        }
+        return best < 0 ? null : t.text(best, "target");
     }
 
     /** "N of M collections (X of Y paused)", tagged only when a trigger prints it. */

@@ -214,4 +214,25 @@ class OutsideServicesTest {
         assertThat(f.summary()).contains("that is copy-on-write collections (each write copies the whole array)");
         assertThat(f.fix()).startsWith("A CopyOnWriteArrayList or CopyOnWriteArraySet copies its whole array");
     }
+
+    @Test
+    void aLargeResultReadPerRequestIsTheGcsCauseNotTheHeapsSize() {
+        // Was "G1 heap sizing" with -Xms equal to -Xmx.
+        Finding f = new GcPressureRule().evaluate(Fixtures.evidence("outside-result-set-per-request"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Blind5App$Api.export:191");
+        assertThat(f.summary()).contains("of sampled allocation reads query results for blind.Blind5App$Api.export:191"
+                + " (sql \"select id, email, name from people where id <= ?\")");
+        assertThat(f.fix()).startsWith("Read less per request").contains("queryForStream");
+    }
+
+    @Test
+    void aRepeatedSelectThatIsSlowOnItsOwnAlsoGetsItsPlan() {
+        Finding f = new ChattyCallsRule().evaluate(CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 40))
+                .table("calls", CaseBuilder.row("kind", "sql", "target", "select o1_0.id,o1_0.total from orders o1_0 where o1_0.customer_id=?",
+                        "count", 12_000, "perRequest", 30.0, "totalMs", 78_000.0, "p99Ms", 18.7, "shareOfRequestTime", 0.96,
+                        "caller", "shop.Api.bag:186", "callPath", "shop.Api.bag:186 ← jakarta.servlet.http.HttpServlet.service:564")).evidence());
+        assertThat(f.fix()).startsWith("Fetch the rows in one statement").contains("Each call alone takes 6.5 ms: read its plan",
+                "CREATE INDEX ON orders (customer_id)");
+    }
 }
