@@ -160,8 +160,10 @@ final class CallProbe {
 
     /** As above, for a call whose stats its hook found on the caller's thread ({@link #stats}). */
     void record(long endNs, CallStats stats, String text, long startNs, Throwable thrown) {
-        // A statement needs its connection; any other call made while holding one keeps it from the pool.
-        record(endNs, stats, text, startNs, thrown, !"sql".equals(stats.kind) && pools.holdsConnection());
+        // The call ran on this thread. A statement needs its connection; any other call made while
+        // holding one keeps it from the pool. On an event loop's thread, the call blocked the loop.
+        long[] ring = (long[]) rings.get();
+        record(ring, endNs, stats, text, startNs, thrown, (!"sql".equals(stats.kind) && pools.holdsConnection() ? HELD : 0) | ring[EventLog.USER]);
     }
 
     /**
@@ -172,14 +174,22 @@ final class CallProbe {
         return pools.holdsConnection();
     }
 
-    /** As above, with whether the calling thread held a pooled connection during the call. */
+    /**
+     * As above, for a call that completed on another thread than its caller's (an asynchronous
+     * client's callback, WebClient's exchange), with whether the caller held a pooled connection.
+     * Such a call blocked no event loop, whichever thread completes it: an async call waited on
+     * with {@code join()} on a loop is not told apart here.
+     */
     void record(long endNs, CallStats stats, String text, long startNs, Throwable thrown, boolean held) {
+        record((long[]) rings.get(), endNs, stats, text, startNs, thrown, held ? HELD : 0);
+    }
+
+    private void record(long[] ring, long endNs, CallStats stats, String text, long startNs, Throwable thrown, long callerFlags) {
         String kind = stats.kind;
         long ns = endNs - startNs;
         double ms = ns / 1e6;
         boolean slow = ms > thresholds.slowMs(kind);
-        long[] ring = (long[]) rings.get();
-        log.put(ring, stats.index, ns, (slow ? SLOW : 0) | (thrown != null ? FAILED : 0) | (held ? HELD : 0) | ring[EventLog.USER], 0);
+        log.put(ring, stats.index, ns, (slow ? SLOW : 0) | (thrown != null ? FAILED : 0) | callerFlags, 0);
         if (slow) {
             Map<String, Object> a = new LinkedHashMap<>();
             a.put("kind", kind);

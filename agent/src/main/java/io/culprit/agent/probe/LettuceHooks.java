@@ -23,20 +23,18 @@ final class LettuceHooks {
         return List.of(new Hook(CHANNEL_HANDLER, "dispatch", "(Lio/lettuce/core/protocol/RedisCommand;)", Hook.TIMED | Hook.ARG0) {
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                // Asked here, on the caller's thread: the reply completes on Lettuce's event loop.
+                // Asked here, on the caller's thread: the reply completes on Lettuce's event loop, where
+                // the stack holds no application frame for the target's call site.
                 boolean held = calls.holdsConnection();
+                Object type = Reflect.call(arg0, "getType");
+                String name = type == null ? "(command)" : type.toString();
+                CallStats stats = calls.stats("redis", name);
                 if (thrown != null) {
-                    record(calls, arg0, start, System.nanoTime(), thrown, held);
+                    calls.record(System.nanoTime(), stats, name, start, thrown, held);
                 } else if (arg0 instanceof CompletableFuture) {
-                    ((CompletableFuture<?>) arg0).whenComplete((reply, failure) -> record(calls, arg0, start, System.nanoTime(), failure, held));
+                    ((CompletableFuture<?>) arg0).whenComplete((reply, failure) -> calls.record(System.nanoTime(), stats, name, start, failure, held));
                 }
             }
         });
-    }
-
-    private static void record(CallProbe calls, Object command, long start, long end, Throwable error, boolean held) {
-        Object type = Reflect.call(command, "getType");
-        String name = type == null ? "(command)" : type.toString();
-        calls.record(end, calls.stats("redis", name), name, start, error, held);
     }
 }

@@ -63,6 +63,7 @@ final class WebClientHooks {
     private static void record(CallProbe calls, Object request, long start, long end, Throwable error) {
         Object method = Reflect.call(request, "method");
         String url = String.valueOf(Reflect.call(request, "url"));
-        calls.record(end, "http", method + " " + SqlText.normalizeUrl(url), method + " " + url, start, error);
+        // Completed on the connector's thread, often an event loop, which a non-blocking exchange does not block.
+        calls.record(end, calls.stats("http", method + " " + SqlText.normalizeUrl(url)), method + " " + url, start, error, false);
     }
 }

@@ -13,7 +13,10 @@ import java.util.Optional;
 /**
  * CPU spent (de)serializing: JSON, XML, Java serialization, protobuf. Keyed to the serialization
  * libraries' packages (a mechanism, not an application), excluding their constructors, which
- * repeated-construction weighs instead.
+ * repeated-construction weighs instead. With a cpu profile, the application method above the
+ * serializer is the culprit, and one that parses gets the fix for parsing (a service outside the
+ * lab parsed an 800 KB JSON from Redis on every request; the verdict named a Jackson frame and
+ * the advice for large responses).
  */
 public final class SerializationCpuRule implements Rule {
     /** A fifth of CPU in (de)serialization: payloads too large or mapped too often. */
@@ -63,18 +66,73 @@ public final class SerializationCpuRule implements Rule {
                     + (top < 0 ? "" : " (top " + t.text(top, "frame") + ")") + ".").build();
         }
         String frame = t.text(top, "frame");
-        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(frame)
+        // Who parses or writes: the application method above the serializer, when most of its samples have one.
+        String app = applicationCaller(ev);
+        boolean reading = app != null && parses(ev, app);
+        String source = reading ? sourceCall(ev, app) : null;
+        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(app != null ? app : frame)
                 .evidence("tables/cpu-hotspots#" + top)
                 .summary(frame + " is on the stack in " + Fmt.pct(share) + " of CPU samples ("
-                        + Fmt.pct(t.number(top, "selfShare")) + " self).")
+                        + Fmt.pct(t.number(top, "selfShare")) + " self)"
+                        + (app == null ? "" : (reading ? ", parsing for " : ", serializing for ") + app)
+                        + (source == null ? "" : ", what its " + source + " returns") + ".")
                 .number(Fmt.pct(t.number(top, "selfShare")), "tables/cpu-hotspots#" + top)
                 .explanation("Serialization cost grows with payload size and object-graph depth; large responses,"
                         + " repeated mapping of the same data, or reflection-heavy settings make it dominate CPU.")
-                .fix("Send less (pagination, projections), cache serialized forms of hot immutable data, reuse"
+                .fix(reading ? "The request parses a large payload each time: parse it once and keep the parsed form (cache it,"
+                        + " refreshed when the data changes), read only the part the request needs (smaller keys or documents,"
+                        + " a streaming JsonParser), or bind it to types with only the fields used."
+                        : "Send less (pagination, projections), cache serialized forms of hot immutable data, reuse"
                         + " mappers/writers, prefer streaming or afterburner/blackbird-style accessors.")
                 .confirm(ev.confirm("profiler start --event cpu") + ", then \"profiler stop --format collapsed\"")
                 .explains("cpu-saturation").explains("tail-latency")
                 .build();
+    }
+
+    /** The application frame nearest above the first serializer frame in most serialization samples; null without. */
+    private static String applicationCaller(Evidence ev) {
+        Optional<io.culprit.diagnosis.CpuProfile> p = ev.cpuProfileIfAny();
+        if (p.isEmpty()) return null;
+        io.culprit.diagnosis.CpuProfile mine = p.get().only(st -> java.util.Arrays.stream(st).anyMatch(SerializationCpuRule::isSerialization));
+        java.util.Map.Entry<String, Long> top = mine.sumBy(st -> {
+            String app = null;
+            for (String f : st) {
+                if (isSerialization(f)) return app;
+                if (Frames.isApplication(f)) app = Frames.stripLine(f);
+            }
+            return null;
+        }).entrySet().stream().max(java.util.Map.Entry.comparingByValue()).orElse(null);
+        return top != null && top.getValue() * 2 >= mine.samples() ? top.getKey() : null;
+    }
+
+    /** Whether the serializer frames under {@code app} mostly read (parse, deserialize) rather than write. */
+    private static boolean parses(Evidence ev, String app) {
+        io.culprit.diagnosis.CpuProfile p = ev.cpuProfileIfAny().orElseThrow();
+        long read = p.only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(f -> isSerialization(f) && reads(f))).samples();
+        long all = p.only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(SerializationCpuRule::isSerialization)).samples();
+        return all > 0 && read * 2 >= all;
+    }
+
+    private static boolean under(String[] stack, String method) {
+        for (String f : stack) if (Frames.stripLine(f).equals(method)) return true;
+        return false;
+    }
+
+    private static boolean reads(String frame) {
+        return frame.contains("Deserializer") || frame.contains(".deser.") || frame.contains("readValue") || frame.contains("readTree")
+                || frame.contains("Parser") || frame.contains("fromJson") || frame.contains("ObjectInputStream") || frame.contains("Unmarshal");
+    }
+
+    /** "redis GET (1,019 calls)" when the method makes one dependency call per request at most a few targets: what it parses. */
+    private static String sourceCall(Evidence ev, String method) {
+        Optional<Table> calls = ev.rows("calls");
+        if (calls.isEmpty()) return null;
+        Table t = calls.get();
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!Frames.stripLine(Evidence.text(t, i, "caller")).equals(method)) continue;
+            return t.text(i, "kind") + " " + SlowCallsRule.quote(t.text(i, "target")) + " (" + Fmt.num(t.number(i, "count")) + " calls)";
+        }
+        return null;
     }
 
     private static double zero(double v) {

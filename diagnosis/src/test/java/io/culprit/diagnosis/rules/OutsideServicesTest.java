@@ -235,4 +235,14 @@ class OutsideServicesTest {
         assertThat(f.fix()).startsWith("Fetch the rows in one statement").contains("Each call alone takes 6.5 ms: read its plan",
                 "CREATE INDEX ON orders (customer_id)");
     }
+
+    @Test
+    void aPayloadParsedOnEveryRequestNamesTheMethodAndWhereThePayloadComesFrom() {
+        // Was a Jackson frame as the culprit, with the advice for large responses.
+        Finding f = new SerializationCpuRule().evaluate(Fixtures.evidence("outside-parse-per-request"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Blind5App$Api.catalog");
+        assertThat(f.summary()).contains("parsing for blind.Blind5App$Api.catalog, what its redis \"GET\" (1,086 calls) returns");
+        assertThat(f.fix()).startsWith("The request parses a large payload each time: parse it once and keep the parsed form");
+    }
 }
