@@ -38,7 +38,8 @@ public final class JfrEvidence {
     private final JvmInfoCollector jvm = new JvmInfoCollector();
     private final List<EventCollector> collectors = List.of(new GcCollector(), new HeapCollector(),
             new RuntimeCollector(), exceptions, classLoading, new LockCollector(), new HotspotCollector(),
-            new AllocationCollector(), new OldObjectCollector(), new DbWaitCollector(), new RequestWaitCollector(), new ThreadStartCollector(), jvm);
+            new AllocationCollector(), new OldObjectCollector(), new DbWaitCollector(), new RequestWaitCollector(),
+            new ThreadStartCollector(), jvm);
     private final Map<String, List<EventCollector>> byEvent = new HashMap<>();
     private long firstMs = Long.MAX_VALUE;
     private long lastMs = Long.MIN_VALUE;

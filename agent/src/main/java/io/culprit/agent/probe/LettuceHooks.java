@@ -32,7 +32,8 @@ final class LettuceHooks {
                 if (thrown != null) {
                     calls.record(System.nanoTime(), stats, name, start, thrown, held);
                 } else if (arg0 instanceof CompletableFuture) {
-                    ((CompletableFuture<?>) arg0).whenComplete((reply, failure) -> calls.record(System.nanoTime(), stats, name, start, failure, held));
+                    ((CompletableFuture<?>) arg0).whenComplete((reply, failure) ->
+                            calls.record(System.nanoTime(), stats, name, start, failure, held));
                 }
             }
         });

@@ -22,8 +22,9 @@ import java.util.Optional;
  * hotspot with the advice for quadratic lookups.
  */
 public final class ThreadChurnRule implements Rule {
-    /** A thread per twenty requests is a pool that does not pool; below that, growth or keep-alive expiry; one per two requests is per request (JFR's window and the load's differ). */
+    /** A thread per twenty requests is a pool that does not pool; below that, growth or keep-alive expiry. */
     static final double PER_REQUEST_WARN = 0.05;
+    /** One per two requests is one per request: JFR's window and the load's differ. */
     static final double PER_REQUEST_CRITICAL = 0.5;
     /** Starts below this many in the run are a pool growing to its size, not churn. */
     static final long MIN_STARTS = 20;
