@@ -19,8 +19,12 @@ import java.util.Optional;
  * the advice for large responses).
  */
 public final class SerializationCpuRule implements Rule {
-    /** A fifth of CPU in (de)serialization: payloads too large or mapped too often. */
-    static final double SHARE_WARN = 0.2;
+    /**
+     * A quarter of CPU in (de)serialization: payloads too large or mapped too often. A JSON API
+     * spends a fifth of its CPU there by itself: the lab's n-plus-one, fixed, read 13 %, 14 % and
+     * 21 % in three CI runs, and at 20 % the last run named serialization as its root cause.
+     */
+    static final double SHARE_WARN = 0.25;
     static final double SHARE_CRITICAL = 0.4;
     private static final String[] SERIALIZERS = {
         "com.fasterxml.jackson.", "com.google.gson.", "java.io.ObjectOutputStream", "java.io.ObjectInputStream",
