@@ -245,4 +245,19 @@ class OutsideServicesTest {
         assertThat(f.summary()).contains("parsing for blind.Blind5App$Api.catalog, what its redis \"GET\" (1,086 calls) returns");
         assertThat(f.fix()).startsWith("The request parses a large payload each time: parse it once and keep the parsed form");
     }
+
+    @Test
+    void supplyAsyncWithoutAnExecutorOnTwoCpusIsAThreadPerTask() {
+        // The starter's stack as JFR recorded it on blind5's /async (two supplyAsync per request, 2 CPUs).
+        Finding f = new ThreadChurnRule().evaluate(CaseBuilder.in(dir, 15, 2).tableWithMeta("thread-starts", Map.of("requests", 43_619),
+                CaseBuilder.row("group", "Thread-#", "site", "blind.Blind5App$Api.async", "count", 79_818, "requestPath", 79_818,
+                        "families", 10_000, "stack", List.of("java.util.concurrent.CompletableFuture$ThreadPerTaskExecutor.execute:444",
+                                "java.util.concurrent.CompletableFuture.asyncSupplyStage:1782",
+                                "java.util.concurrent.CompletableFuture.supplyAsync:1989", "blind.Blind5App$Api.async:204",
+                                "jdk.internal.reflect.GeneratedMethodAccessor18.invoke"))).evidence());
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Blind5App$Api.async:204");
+        assertThat(f.summary()).startsWith("1.8 thread(s) started per request").contains("CompletableFuture's async steps without an executor");
+        assertThat(f.fix()).startsWith("Pass an executor sized for the work to supplyAsync");
+    }
 }
