@@ -141,7 +141,7 @@ final class GcTrigger {
         java.util.Map.Entry<String, Double> top = byCaller.entrySet().stream().max(java.util.Map.Entry.comparingByValue()).orElse(null);
         if (top == null || top.getValue() < RESULTS_SHARE) return Optional.empty();
         String site = top.getKey();
-        String sql = statementOf(ev, io.culprit.diagnosis.Frames.stripLine(site));
+        String sql = SlowCallsRule.costliestSql(ev, io.culprit.diagnosis.Frames.stripLine(site));
         // Shares of the listed sites; the table keeps the top ones, so their sum stays within all sampled bytes.
         return Optional.of(new GcTrigger(n.tag(Fmt.pct(Math.min(1, top.getValue())), "tables/alloc-sites")
                 + " of sampled allocation reads query results for " + site + (sql == null ? "" : " (sql " + SlowCallsRule.quote(sql) + ")"), site,
@@ -152,22 +152,6 @@ final class GcTrigger {
                 "The driver materializes a result's rows (PostgreSQL's reads them all before returning the first), and"
                         + " the mapper builds a map or object per row: a large result per request is megabytes the collector"
                         + " must clear, and under load it collects continuously."));
-    }
-
-    /** The costliest SQL the calls table attributes to {@code method}, or null. */
-    private static String statementOf(Evidence ev, String method) {
-        Optional<Table> calls = ev.rows("calls");
-        if (calls.isEmpty()) return null;
-        Table t = calls.get();
-        int best = -1;
-        for (int i = 0; i < t.rows().size(); i++) {
-            if (!"sql".equalsIgnoreCase(t.text(i, "kind"))) continue;
-            String path = Evidence.text(t, i, "callPath").isEmpty() ? Evidence.text(t, i, "caller") : Evidence.text(t, i, "callPath");
-            boolean mine = false;
-            for (String f : path.split(" ← ")) mine |= io.culprit.diagnosis.Frames.stripLine(f.trim()).equals(method);
-            if (mine && (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs"))) best = i;
-        }
-        return best < 0 ? null : t.text(best, "target");
     }
 
     /** "N of M collections (X of Y paused)", tagged only when a trigger prints it. */

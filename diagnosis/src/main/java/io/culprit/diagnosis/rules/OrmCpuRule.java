@@ -8,7 +8,6 @@ import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
-import io.culprit.model.Table;
 import java.util.Map;
 import java.util.Optional;
 
@@ -90,7 +89,7 @@ public final class OrmCpuRule implements Rule {
         Phase ph = phase == null ? Phase.HYDRATE : Phase.valueOf(phase.getKey());
         Map.Entry<String, Long> caller = top(orm.sumBy(OrmCpuRule::caller));
         String site = caller == null ? null : caller.getKey();
-        String query = site == null ? null : queryOf(ev, site);
+        String query = site == null ? null : SlowCallsRule.costliestSql(ev, site);
         double flushShare = (double) orm.only(st -> "FLUSH".equals(Phase.of(st))).samples() / p.samples();
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(site == null ? "Hibernate" : site)
                 .summary("Hibernate's own work holds " + n.tag(Fmt.pct(share), ref) + " of CPU samples, most of it " + ph.what
@@ -126,22 +125,6 @@ public final class OrmCpuRule implements Rule {
             if (Frames.isApplication(f)) app = f;
         }
         return null;
-    }
-
-    /** The SQL the calls table attributes to that method, the costliest, or null. */
-    private static String queryOf(Evidence ev, String method) {
-        Optional<Table> calls = ev.rows("calls");
-        if (calls.isEmpty()) return null;
-        Table t = calls.get();
-        int best = -1;
-        for (int i = 0; i < t.rows().size(); i++) {
-            if (!"sql".equalsIgnoreCase(t.text(i, "kind"))) continue;
-            String path = Evidence.text(t, i, "callPath").isEmpty() ? Evidence.text(t, i, "caller") : Evidence.text(t, i, "callPath");
-            boolean mine = false;
-            for (String f : path.split(" ← ")) mine |= Frames.stripLine(f.trim()).equals(method);
-            if (mine && (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs"))) best = i;
-        }
-        return best < 0 ? null : t.text(best, "target");
     }
 
     private static Map.Entry<String, Long> top(Map<String, Long> m) {

@@ -162,6 +162,25 @@ public final class SlowCallsRule implements Rule {
         return where.isEmpty() || where.startsWith("(") ? "" : "; called from " + where;
     }
 
+    /**
+     * The costliest SQL in {@code calls} whose call path runs through {@code method} (no line):
+     * the statement a method's own cost is about. Null when none.
+     */
+    static String costliestSql(Evidence ev, String method) {
+        Optional<Table> calls = ev.rows("calls");
+        if (calls.isEmpty()) return null;
+        Table t = calls.get();
+        int best = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!"sql".equalsIgnoreCase(t.text(i, "kind"))) continue;
+            String path = Evidence.text(t, i, "callPath").isEmpty() ? Evidence.text(t, i, "caller") : Evidence.text(t, i, "callPath");
+            boolean mine = false;
+            for (String f : path.split(" ← ")) mine |= Frames.stripLine(f.trim()).equals(method);
+            if (mine && (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs"))) best = i;
+        }
+        return best < 0 ? null : t.text(best, "target");
+    }
+
     static String quote(String s) {
         if (s == null) return "?";
         return "\"" + (s.length() > 60 ? s.substring(0, 57) + "..." : s) + "\"";
