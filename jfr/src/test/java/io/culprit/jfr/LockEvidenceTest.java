@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
-/** A hot monitor held by one thread that sleeps inside it: the table names lock, owner and owner stack. */
+/**
+ * A hot monitor held by one thread that sleeps inside it: the table names lock, owner and owner
+ * stack, and counts the waits of the waiter that is an event loop's thread.
+ */
 class LockEvidenceTest {
     static final class HotLock { }
 
@@ -22,7 +25,9 @@ class LockEvidenceTest {
         Path jfr = Recordings.record(() -> {
             List<Thread> ts = new ArrayList<>();
             ts.add(new Thread(() -> { while (!stop.get()) holdAndSleep(); }, "lock-owner"));
-            for (int i = 0; i < 2; i++) ts.add(new Thread(() -> { while (!stop.get()) briefly(); }, "waiter-" + i));
+            // One waiter is named as Reactor Netty names its loops: its waits are counted apart.
+            ts.add(new Thread(() -> { while (!stop.get()) briefly(); }, "waiter-0"));
+            ts.add(new Thread(() -> { while (!stop.get()) briefly(); }, "reactor-http-nio-1"));
             ts.forEach(Thread::start);
             Thread.sleep(2000); // the observation window itself, not a synchronization
             stop.set(true);
@@ -37,6 +42,7 @@ class LockEvidenceTest {
         assertThat(t.text(row, "ownerThread")).isEqualTo("lock-owner");
         assertThat(t.text(row, "ownerStack")).contains("LockEvidenceTest.holdAndSleep");
         assertThat(t.text(row, "waiterStack")).contains("LockEvidenceTest.briefly");
+        assertThat(t.number(row, "eventLoop")).as("the loop's waits only").isGreaterThan(0).isLessThan(t.number(row, "events"));
     }
 
     // Sleeping inside the lock: JFR records the sleep with its stack whatever the machine's load,

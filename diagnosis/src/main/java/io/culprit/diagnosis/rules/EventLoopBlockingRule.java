@@ -12,8 +12,8 @@ import java.util.Optional;
 
 /**
  * Blocking calls on an event loop's threads (WebFlux on Reactor Netty, Netty, Vert.x): the
- * {@code calls} made there ({@code eventLoopMs}) and the sleeps and unprobed I/O waits JFR saw
- * there ({@code request-waits.eventLoop}). A loop has a thread or two per CPU and serves every
+ * {@code calls} made there ({@code eventLoopMs}), the sleeps and unprobed I/O waits JFR saw
+ * there ({@code request-waits.eventLoop}), and the lock and future waits ({@code locks.eventLoop}). A loop has a thread or two per CPU and serves every
  * connection given to it, so a millisecond blocked is a millisecond of delay for each request
  * queued behind it: latency grows with concurrency while the CPUs idle. A WebFlux service outside
  * the lab that ran a 5 ms JDBC query inside {@code Mono.fromCallable}, and one that slept 10 ms in
@@ -30,11 +30,14 @@ public final class EventLoopBlockingRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
-        Optional<Table> calls = ev.rows("calls").filter(t -> t.columns().contains("eventLoopMs"));
-        Optional<Table> waits = ev.rows("request-waits").filter(t -> t.columns().contains("eventLoop"));
-        if (calls.isEmpty() && waits.isEmpty()) return notAssessed("no calls.eventLoopMs and no request-waits.eventLoop");
+        Optional<Table> calls = ev.rows("calls").filter(t -> has(t, "eventLoopMs"));
+        Optional<Table> waits = ev.rows("request-waits").filter(t -> has(t, "eventLoop"));
+        Optional<Table> locks = ev.rows("locks").filter(t -> has(t, "eventLoop"));
+        if (calls.isEmpty() && waits.isEmpty() && locks.isEmpty()) {
+            return notAssessed("no calls.eventLoopMs, request-waits.eventLoop or locks.eventLoop");
+        }
         double blockedMs = 0, topMs = 0;
-        int topCall = -1, topWait = -1;
+        int topCall = -1, topWait = -1, topLock = -1;
         if (calls.isPresent()) {
             Table t = calls.get();
             for (int i = 0; i < t.rows().size(); i++) {
@@ -46,9 +49,17 @@ public final class EventLoopBlockingRule implements Rule {
         if (waits.isPresent()) {
             Table t = waits.get();
             for (int i = 0; i < t.rows().size(); i++) {
-                double ms = loopWaitMs(t, i);
+                double ms = onLoop(t, i, "waitMs");
                 blockedMs += ms;
                 if (ms > topMs) { topMs = ms; topWait = i; topCall = -1; }
+            }
+        }
+        if (locks.isPresent()) {
+            Table t = locks.get();
+            for (int i = 0; i < t.rows().size(); i++) {
+                double ms = onLoop(t, i, "blockedMs");
+                blockedMs += ms;
+                if (ms > topMs) { topMs = ms; topLock = i; topCall = -1; topWait = -1; }
             }
         }
         double requests = ev.requestCount();
@@ -56,7 +67,7 @@ public final class EventLoopBlockingRule implements Rule {
         double share = requestMs > 0 ? Math.min(1, blockedMs / requestMs) : Double.NaN;
         Numbers n = new Numbers();
         Finding.Builder b = finding(Severity.OK);
-        if (topCall < 0 && topWait < 0 || !(share >= SHARE_WARN)) {
+        if (topCall < 0 && topWait < 0 && topLock < 0 || !(share >= SHARE_WARN)) {
             return b.evidence(calls.isPresent() ? "tables/calls" : "tables/request-waits")
                     .summary(blockedMs == 0 ? "no call or wait seen on an event loop's threads."
                             : "event-loop threads blocked " + Fmt.ms(blockedMs) + " in all" + (Double.isFinite(share) ? ", "
@@ -71,6 +82,13 @@ public final class EventLoopBlockingRule implements Rule {
             what = kind + " " + SlowCallsRule.quote(t.text(topCall, "target")) + " (" + n.tag(Fmt.ms(t.number(topCall, "totalMs") / count), ref)
                     + " a call, " + n.tag(Fmt.num(count), ref) + " calls)";
             site = Evidence.text(t, topCall, "caller");
+        } else if (topLock >= 0) {
+            Table t = locks.get();
+            ref = "tables/locks#" + topLock;
+            kind = "lock";
+            what = "waiting on " + t.text(topLock, "lockClass") + " (" + t.text(topLock, "kind") + ", "
+                    + n.tag(Fmt.num(t.number(topLock, "eventLoop")), ref) + " waits)";
+            site = Evidence.stack(t, topLock, "waiterStack").stream().filter(Frames::isApplication).findFirst().orElse("");
         } else {
             Table t = waits.get();
             ref = "tables/request-waits#" + topWait;
@@ -94,7 +112,7 @@ public final class EventLoopBlockingRule implements Rule {
                 .confirm(site.isEmpty() || Frames.classAndMethod(site) == null ? ev.confirm("thread")
                         : ev.confirm("stack " + Frames.classAndMethod(site) + " -n 5") + " (the thread names show the loop)")
                 .explains("request-waits").explains("slow-calls").explains("tail-latency").explains("thread-oversubscription")
-                .explains("chatty-calls").explains("pool-size")
+                .explains("chatty-calls").explains("pool-size").explains("lock-contention")
                 .build();
     }
 
@@ -104,17 +122,26 @@ public final class EventLoopBlockingRule implements Rule {
         switch (kind) {
             case "sql": return move + "or use a non-blocking driver (R2DBC). Reactor's BlockHound finds such calls in tests.";
             case "redis": return move + "or use the reactive Redis API (ReactiveRedisTemplate). Reactor's BlockHound finds such calls in tests.";
+            case "lock": return "Never wait on an event loop: a contended lock, or a future's get() or join(), holds the loop"
+                    + " until another thread lets go. Compose the future instead (Mono.fromFuture, flatMap), keep locks out of"
+                    + " reactive handlers (a non-blocking structure, or the work on Schedulers.boundedElastic()). Reactor's"
+                    + " BlockHound finds such calls in tests.";
             case "sleep": return "Never sleep on an event loop: delay with Mono.delay or delayElement, which park no thread, or"
                     + " move the blocking work to Schedulers.boundedElastic(). Reactor's BlockHound finds such calls in tests.";
             default: return move + "or use a non-blocking client (WebClient for HTTP). Reactor's BlockHound finds such calls in tests.";
         }
     }
 
-    /** A request-waits row's time on event loops: its wait, scaled by the share of its events there. */
-    private static double loopWaitMs(Table t, int row) {
+    /** Whether the table records {@code column}: cases written before it existed are not assessed on it. */
+    private static boolean has(Table t, String column) {
+        return t.columns().contains(column) || t.rows().get(0).containsKey(column);
+    }
+
+    /** A row's {@code column} of time, scaled by the share of its events on event loops. */
+    private static double onLoop(Table t, int row, String column) {
         double events = t.number(row, "events");
-        double onLoop = finite(t.number(row, "eventLoop"));
-        return events > 0 ? finite(t.number(row, "waitMs")) * onLoop / events : 0;
+        double loop = finite(t.number(row, "eventLoop"));
+        return events > 0 ? finite(t.number(row, column)) * loop / events : 0;
     }
 
     private static double finite(double v) {

@@ -260,4 +260,19 @@ class OutsideServicesTest {
         assertThat(f.summary()).startsWith("1.8 thread(s) started per request").contains("CompletableFuture's async steps without an executor");
         assertThat(f.fix()).startsWith("Pass an executor sized for the work to supplyAsync");
     }
+
+    @Test
+    void aFuturesJoinOnTheLoopIsALockWaitThatBlocksIt() {
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 300), "meanMs",
+                CaseBuilder.flat(10, 20));
+        cb.table("locks", CaseBuilder.row("lockClass", "java.util.concurrent.CompletableFuture$Signaller", "kind", "park", "events", 3_000,
+                "blockedMs", 36_000.0, "eventLoop", 3_000, "waiterStack", List.of("jdk.internal.misc.Unsafe.park",
+                        "java.util.concurrent.CompletableFuture.join:2117", "shop.Prices.quote:51", "reactor.core.publisher.MonoCallable.call:72")));
+        Finding f = new EventLoopBlockingRule().evaluate(cb.evidence());
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("shop.Prices.quote:51");
+        assertThat(f.summary()).contains("most in waiting on java.util.concurrent.CompletableFuture$Signaller (park, 3,000 waits)");
+        assertThat(f.fix()).startsWith("Never wait on an event loop");
+        assertThat(f.explains()).contains("lock-contention");
+    }
 }

@@ -2,6 +2,7 @@ package io.culprit.jfr.collect;
 
 import io.culprit.jfr.ParkEvent;
 import io.culprit.model.ClientLibraries;
+import io.culprit.model.EventLoops;
 import io.culprit.model.Table;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,7 +37,7 @@ public final class LockCollector implements EventCollector {
 
     private static final class Group {
         final String lockClass, kind;
-        long events;
+        long events, eventLoop;
         double blockedMs;
         final StackCounter waiters = new StackCounter();
         final Map<Long, long[]> owners = new HashMap<>(); // tid -> count
@@ -164,6 +165,8 @@ public final class LockCollector implements EventCollector {
 
     private static void record(Group g, RecordedEvent e, List<String> stack) {
         g.events++;
+        // A wait on an event loop's thread stalls every connection that loop serves (event-loop-blocking reads it).
+        if (e.getThread() != null && EventLoops.isEventLoopThread(e.getThread().getJavaName())) g.eventLoop++;
         g.blockedMs += EventCollector.ms(EventCollector.waited(e));
         g.waiters.add(stack);
     }
@@ -187,10 +190,11 @@ public final class LockCollector implements EventCollector {
             r.put("ownerThread", owner == null ? null : g.ownerNames.get(owner));
             r.put("ownerStack", owner == null ? null : ownerStack(g, owner));
             r.put("waiterStack", g.waiters.top());
+            r.put("eventLoop", g.eventLoop);
             rows.add(r);
         }
         return List.of(new Table("locks", List.of("lockClass", "kind", "events", "blockedMs", "ownerThread", "ownerStack",
-                "waiterStack"), rows, o.meta()));
+                "waiterStack", "eventLoop"), rows, o.meta()));
     }
 
     private static Long topOwner(Group g) {
