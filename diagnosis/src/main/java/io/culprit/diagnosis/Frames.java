@@ -134,6 +134,26 @@ public final class Frames {
         return false;
     }
 
+    /** Whether the frame starts with one of {@code prefixes}: a package, a class or a method. */
+    public static boolean startsWithAny(String frame, String... prefixes) {
+        for (String p : prefixes) if (frame.startsWith(p)) return true;
+        return false;
+    }
+
+    /**
+     * The application frame nearest the root side of the first frame {@code first} accepts, in a
+     * stack given root first, without its line: who called into that library. Null when the
+     * stack has no such frame, or no application frame above it.
+     */
+    public static String applicationAbove(String[] rootFirst, java.util.function.Predicate<String> first) {
+        String app = null;
+        for (String f : rootFirst) {
+            if (first.test(f)) return app == null ? null : stripLine(app);
+            if (isApplication(f)) app = f;
+        }
+        return null;
+    }
+
     /** {@code a.B.m:42} → {@code a.B.m}; also {@code :-1}, the line of generated code (proxies). */
     public static String stripLine(String frame) {
         int colon = frame.lastIndexOf(':');

@@ -134,7 +134,7 @@ final class GcTrigger {
         java.util.Map<String, Double> byCaller = new java.util.HashMap<>();
         for (int i = 0; i < t.rows().size(); i++) {
             java.util.List<String> stack = Evidence.stack(t, i, "stack");
-            boolean reading = stack.stream().anyMatch(f -> { for (String p : RESULT_READING) if (f.startsWith(p)) return true; return false; });
+            boolean reading = stack.stream().anyMatch(f -> io.culprit.diagnosis.Frames.startsWithAny(f, RESULT_READING));
             String app = stack.stream().filter(io.culprit.diagnosis.Frames::isApplication).findFirst().orElse(null);
             if (reading && app != null) byCaller.merge(app, finite(t.number(i, "share")), Double::sum);
         }

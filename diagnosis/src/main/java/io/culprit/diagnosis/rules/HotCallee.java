@@ -79,8 +79,7 @@ final class HotCallee {
         }
 
         private boolean matches(String frame) {
-            for (String p : prefixes) if (frame.startsWith(p)) return true;
-            return false;
+            return Frames.startsWithAny(frame, prefixes);
         }
     }
 

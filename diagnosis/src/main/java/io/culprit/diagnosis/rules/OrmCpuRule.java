@@ -56,7 +56,7 @@ public final class OrmCpuRule implements Rule {
 
         static String of(String[] stack) {
             for (Phase p : values()) {
-                for (String f : stack) for (String prefix : p.frames) if (f.startsWith(prefix)) return p.name();
+                for (String f : stack) if (Frames.startsWithAny(f, p.frames)) return p.name();
             }
             return null;
         }
@@ -113,18 +113,13 @@ public final class OrmCpuRule implements Rule {
         int first = -1;
         for (int i = 0; i < stack.length; i++) if (stack[i].startsWith("org.hibernate.")) { first = i; break; }
         if (first < 0) return false;
-        for (int i = first + 1; i < stack.length; i++) for (String d : DRIVERS) if (stack[i].startsWith(d)) return false;
+        for (int i = first + 1; i < stack.length; i++) if (Frames.startsWithAny(stack[i], DRIVERS)) return false;
         return true;
     }
 
     /** The application frame nearest above the first Hibernate frame (root first): who asked the ORM. */
     private static String caller(String[] stack) {
-        String app = null;
-        for (String f : stack) {
-            if (f.startsWith("org.hibernate.")) return app == null ? null : Frames.stripLine(app);
-            if (Frames.isApplication(f)) app = f;
-        }
-        return null;
+        return Frames.applicationAbove(stack, f -> f.startsWith("org.hibernate."));
     }
 
     private static Map.Entry<String, Long> top(Map<String, Long> m) {

@@ -38,8 +38,7 @@ public final class SerializationCpuRule implements Rule {
 
     static boolean isSerialization(String frame) {
         if (Frames.stripLine(frame).endsWith(".<init>")) return false;
-        for (String p : SERIALIZERS) if (frame.startsWith(p)) return true;
-        return false;
+        return Frames.startsWithAny(frame, SERIALIZERS);
     }
 
     @Override
@@ -98,14 +97,8 @@ public final class SerializationCpuRule implements Rule {
         Optional<io.culprit.diagnosis.CpuProfile> p = ev.cpuProfileIfAny();
         if (p.isEmpty()) return null;
         io.culprit.diagnosis.CpuProfile mine = p.get().only(st -> java.util.Arrays.stream(st).anyMatch(SerializationCpuRule::isSerialization));
-        java.util.Map.Entry<String, Long> top = mine.sumBy(st -> {
-            String app = null;
-            for (String f : st) {
-                if (isSerialization(f)) return app;
-                if (Frames.isApplication(f)) app = Frames.stripLine(f);
-            }
-            return null;
-        }).entrySet().stream().max(java.util.Map.Entry.comparingByValue()).orElse(null);
+        java.util.Map.Entry<String, Long> top = mine.sumBy(st -> Frames.applicationAbove(st, SerializationCpuRule::isSerialization))
+                .entrySet().stream().max(java.util.Map.Entry.comparingByValue()).orElse(null);
         return top != null && top.getValue() * 2 >= mine.samples() ? top.getKey() : null;
     }
 

@@ -74,7 +74,7 @@ public final class ThreadChurnRule implements Rule {
 
         static Starter of(List<String> stack) {
             for (Starter s : values()) {
-                for (String f : stack) for (String p : s.frames) if (f.startsWith(p)) return s;
+                for (String f : stack) if (Frames.startsWithAny(f, s.frames)) return s;
             }
             return THREAD;
         }

@@ -44,6 +44,11 @@ public interface EventCollector {
         return e.getEventType().getName().equals(ParkEvent.NAME) ? e.getEndTime().minus(waited(e)) : e.getStartTime();
     }
 
+    /** Whether the event's thread is an event loop's ({@code EventLoops}): its waits stall every connection the loop serves. */
+    static boolean onEventLoop(RecordedEvent e) {
+        return e.getThread() != null && io.culprit.model.EventLoops.isEventLoopThread(e.getThread().getJavaName());
+    }
+
     static long epochMs(RecordedEvent e) {
         return e.getStartTime().toEpochMilli();
     }

@@ -2,7 +2,6 @@ package io.culprit.jfr.collect;
 
 import io.culprit.jfr.ParkEvent;
 import io.culprit.model.ClientLibraries;
-import io.culprit.model.EventLoops;
 import io.culprit.model.Table;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -166,7 +165,7 @@ public final class LockCollector implements EventCollector {
     private static void record(Group g, RecordedEvent e, List<String> stack) {
         g.events++;
         // A wait on an event loop's thread stalls every connection that loop serves (event-loop-blocking reads it).
-        if (e.getThread() != null && EventLoops.isEventLoopThread(e.getThread().getJavaName())) g.eventLoop++;
+        if (EventCollector.onEventLoop(e)) g.eventLoop++;
         g.blockedMs += EventCollector.ms(EventCollector.waited(e));
         g.waiters.add(stack);
     }

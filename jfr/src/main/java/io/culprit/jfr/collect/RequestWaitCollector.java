@@ -1,7 +1,6 @@
 package io.culprit.jfr.collect;
 
 import io.culprit.model.ClientLibraries;
-import io.culprit.model.EventLoops;
 import io.culprit.model.Table;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -79,7 +78,7 @@ public final class RequestWaitCollector implements EventCollector {
         List<String> stack = Frames.of(e.getStackTrace());
         String type = e.getEventType().getName();
         // An event loop's thread serves requests whatever its (deep, cut) stack shows: its waits are theirs.
-        boolean eventLoop = e.getThread() != null && EventLoops.isEventLoopThread(e.getThread().getJavaName());
+        boolean eventLoop = EventCollector.onEventLoop(e);
         Map<String, Row> into = eventLoop || onPath(stack, REQUEST_ENTRIES) ? rows
                 : !type.equals("jdk.ThreadSleep") && onPath(stack, TASKS) ? taskRows : null;
         if (into == null) return;
