@@ -65,6 +65,25 @@ public final class Frames {
         return false;
     }
 
+    /**
+     * Classes defined at run time: dynamic proxies, generated classes (CGLIB, Byte Buddy,
+     * Javassist), compiled scripts and expressions. Built once, they cost nothing per request; built
+     * per call, each defines a class, and a new class loader per call keeps the JDK's caches from
+     * reusing it.
+     */
+    private static final String[] DEFINITION = {
+        "java.lang.ClassLoader.defineClass", "java.lang.reflect.Proxy$ProxyBuilder", "java.lang.reflect.Proxy.getProxyConstructor",
+        "java.lang.invoke.MethodHandles$Lookup.defineClass", "java.lang.invoke.MethodHandles$Lookup.defineHiddenClass",
+        "jdk.internal.misc.Unsafe.defineClass", "java.security.SecureClassLoader.defineClass", "org.springframework.cglib.",
+        "net.sf.cglib.", "javassist.", "net.bytebuddy.", "groovy.lang.GroovyClassLoader", "org.codehaus.groovy.control.",
+        "org.codehaus.janino.", "org.mvel2.optimizers.impl.asm."
+    };
+
+    /** True for a frame that defines a class at run time (see {@link #DEFINITION}). */
+    public static boolean isDefinition(String frame) {
+        return startsWithAny(frame, DEFINITION);
+    }
+
     /** True when the stack passes through class or resource lookup. */
     public static boolean inLookup(List<String> stack) {
         for (String f : stack) if (isLookup(f)) return true;

@@ -84,6 +84,16 @@ public final class CulpritSettings {
     }
 
     /**
+     * JFR's leak profiler alone, with stacks and no search for paths to GC roots (cutoff 0, which
+     * would walk the heap at the stop). culprit.jfc leaves it off because of its cost on services
+     * that allocate large arrays; the agent's leak watch records it once the heap after GC grows.
+     */
+    public static Map<String, String> leakProfiler() {
+        return Map.of("jdk.OldObjectSample#enabled", "true", "jdk.OldObjectSample#stackTrace", "true",
+                "jdk.OldObjectSample#cutoff", "0 ns");
+    }
+
+    /**
      * culprit's settings for just these events (a command that needs exceptions only should not
      * pay for execution samples), plus {@code jdk.ExceptionStatistics} every second: a periodic
      * event that moves a live stream's clock forward even when nothing else happens.

@@ -22,7 +22,7 @@ class OldObjectsTest {
     void theSurvivorsOfTheWindowAreNamedByTheMethodThatAllocatedThem() throws Exception {
         long[] window = new long[2];
         long[] garbage = new long[1];
-        Path jfr = Recordings.record(() -> {
+        Path jfr = Recordings.record(CulpritSettings.leakProfiler(), () -> {
             window[0] = System.currentTimeMillis();
             Recordings.paced(2_000, 1_500, () -> {
                 keep();

@@ -2,6 +2,8 @@ package io.culprit.jfr;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import jdk.jfr.Recording;
 
 /** Records a workload in this JVM with culprit's settings: the tests' fixtures are made, not stored. */
@@ -13,8 +15,15 @@ final class Recordings {
     }
 
     static Path record(Workload workload) throws Exception {
+        return record(Map.of(), workload);
+    }
+
+    /** The same, with {@code extra} settings over culprit's (the leak profiler, off in culprit.jfc). */
+    static Path record(Map<String, String> extra, Workload workload) throws Exception {
         Path out = Files.createTempFile("culprit-test", ".jfr");
-        try (Recording r = new Recording(CulpritSettings.configuration())) {
+        Map<String, String> settings = new HashMap<>(CulpritSettings.settings());
+        settings.putAll(extra);
+        try (Recording r = new Recording(settings)) {
             r.start();
             workload.run();
             r.stop();

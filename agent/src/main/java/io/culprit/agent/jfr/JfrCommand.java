@@ -34,6 +34,8 @@ public final class JfrCommand implements Command {
     private static final AtomicReference<ParkTracer.Lease> PARKS = new AtomicReference<>();
     /** The exception gate's lease held by that recording. */
     private static final AtomicReference<ExceptionGate.Lease> GATE = new AtomicReference<>();
+    /** The leak watch of that recording: the leak profiler, recorded once the heap grows. */
+    private static final AtomicReference<LeakWatch> LEAKS = new AtomicReference<>();
 
     @Override
     public String name() {
@@ -84,13 +86,17 @@ public final class JfrCommand implements Command {
                 }
                 PARKS.set(parks);
                 GATE.set(gate);
+                LEAKS.set(LeakWatch.start());
                 // Detaching culprit ends its recording: nothing of ours keeps running in the target.
                 Lifecycle.addShutdownHook(() -> {
                     current().ifPresent(Recording::close);
                     releaseParks();
+                    LeakWatch w = LEAKS.getAndSet(null);
+                    if (w != null) w.close();
                 });
                 ctx.println("jfr recording " + r.getId() + " started with culprit settings (" + r.getSettings().size()
-                        + " settings; lock parks from " + parks.source() + "; " + ExceptionGate.describe() + ")");
+                        + " settings; lock parks from " + parks.source() + "; " + ExceptionGate.describe()
+                        + "; leak profiler from the first sign of a growing heap)");
                 ctx.data(Map.of("action", "start", "id", r.getId(), "parkTracer", parks.traced()));
                 break;
             case "dump":
@@ -106,19 +112,28 @@ public final class JfrCommand implements Command {
                     rec.stop();
                 }
                 rec.dump(out);
-                if (action.equals("stop")) rec.close();
+                LeakWatch watch = action.equals("stop") ? LEAKS.getAndSet(null) : LEAKS.get();
+                String leaks = watch == null ? null : watch.describe();
+                if (action.equals("stop")) {
+                    rec.close();
+                    // Last, with no other recording of ours running (see LeakWatch.stopInto).
+                    if (watch != null) watch.stopInto(out);
+                }
                 ctx.println("jfr recording " + (action.equals("stop") ? "stopped" : "dumped") + ": " + out + " (" + Format.bytes(Files.size(out))
-                        + ")\n  read it with: culprit analyze " + out);
+                        + (leaks == null ? "" : "; " + leaks) + ")\n  read it with: culprit analyze " + out);
                 Map<String, Object> data = new LinkedHashMap<>();
                 data.put("action", action);
                 data.put("file", out.toString());
                 data.put("bytes", Files.size(out));
+                if (watch != null) data.put("leakProfiler", watch.profiling());
                 ctx.data(data);
                 break;
             case "status":
                 ParkTracer.Lease lease = PARKS.get();
+                LeakWatch w = LEAKS.get();
                 ctx.println(current.map(c -> "jfr recording " + c.getId() + " running since " + c.getStartTime()
-                        + ", " + Format.bytes(c.getSize()) + " so far" + (lease == null ? "" : "; lock parks from " + lease.source()))
+                        + ", " + Format.bytes(c.getSize()) + " so far" + (lease == null ? "" : "; lock parks from " + lease.source())
+                        + (w == null ? "" : "; " + w.describe()))
                         .orElse("no culprit recording running"));
                 ctx.data(Map.of("running", current.isPresent()));
                 break;

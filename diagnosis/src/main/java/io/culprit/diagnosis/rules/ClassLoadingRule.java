@@ -99,7 +99,9 @@ public final class ClassLoadingRule implements Rule {
      * "no lookups" with the class path's resource search its hottest frame.
      */
     private Finding fromProfile(Evidence ev, Finding.Builder b) {
+        double defineShare = ev.cpuShare(Frames::isDefinition);
         double cpuShare = ev.cpuShare(Frames::isLookup);
+        if (defineShare >= PROFILE_SHARE_WARN && !(cpuShare > defineShare)) return definitions(ev, b, defineShare);
         String none = "no failed class loads recorded on the request path";
         if (!(cpuShare >= PROFILE_SHARE_WARN)) {
             if (!Double.isFinite(cpuShare)) return b.summary(none + ".").build();
@@ -123,6 +125,47 @@ public final class ClassLoadingRule implements Rule {
                 .explains("tail-latency").explains("cpu-saturation");
         if (LockContentionRule.topLockInLookup(ev)) b.explains("lock-contention");
         return b.build();
+    }
+
+    /**
+     * Classes defined on the request path: a dynamic proxy built in a fresh class loader, a CGLIB
+     * enhancer without its cache, a script compiled per call. Each defines a class (bytecode
+     * generated, parsed, verified, linked) and fills Metaspace, whose threshold then forces
+     * collections.
+     */
+    private Finding definitions(Evidence ev, Finding.Builder b, double share) {
+        String caller = ev.cpuCaller(Frames::isDefinition);
+        Numbers n = new Numbers();
+        double metadataGcs = metadataCollections(ev);
+        b.severity(share >= PROFILE_SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share)
+                .culprit(caller != null ? caller : "classes defined at run time").evidence(ev.cpuRef())
+                .summary(n.tag(Fmt.pct(share), ev.cpuRef()) + " of CPU samples define classes at run time (dynamic proxies,"
+                        + " generated or compiled classes)" + (caller == null ? "" : ", most for " + caller)
+                        + (metadataGcs > 0 ? "; Metaspace filling forced " + n.tag(Fmt.num(metadataGcs), "tables/gc-causes") + " collection(s)" : "")
+                        + ".")
+                .numbers(n.refs())
+                .explanation("Defining a class generates, parses, verifies and links its bytecode, and its metadata lives in"
+                        + " Metaspace until its class loader is collected. The JDK and the code generators cache the classes"
+                        + " they make per class loader and interface list, so building the same proxy or generated class"
+                        + " per request, or in a new class loader each time, defines a new class on every call.")
+                .fix("Build the proxy, generated class or compiled script once and reuse it (keep the instance, or its"
+                        + " Class or constructor): no new ClassLoader per call, CGLIB's Enhancer with its cache on, Byte"
+                        + " Buddy's TypeCache, templates and expressions compiled once.")
+                .confirm(caller == null ? ev.confirm("classloading -i 5000") : ev.confirm("stack " + stackTarget(caller) + " -n 3"))
+                .explains("tail-latency").explains("cpu-saturation").explains("gc-pressure");
+        return b.build();
+    }
+
+    private static double metadataCollections(Evidence ev) {
+        Optional<Table> causes = ev.rows("gc-causes");
+        double n = 0;
+        if (causes.isPresent()) {
+            Table t = causes.get();
+            for (int i = 0; i < t.rows().size(); i++) {
+                if (String.valueOf(t.text(i, "cause")).startsWith("Metadata GC") && Double.isFinite(t.number(i, "count"))) n += t.number(i, "count");
+            }
+        }
+        return n;
     }
 
     // Failed class loads surface as ClassNotFoundException / NoClassDefFoundError; other caught

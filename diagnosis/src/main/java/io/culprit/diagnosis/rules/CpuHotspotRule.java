@@ -29,12 +29,16 @@ public final class CpuHotspotRule implements Rule {
     static final double SHARE_CRITICAL = 0.5;
     /** Below this many samples a share is noise (a profile of an idle service). */
     static final long MIN_SAMPLES = 100;
-    /** Frames below the application's that hand work on rather than compute: their time is someone else's finding. */
+    /**
+     * Frames below the application's that hand work on rather than compute: their time is someone
+     * else's finding. Sockets and file writes are; walking, stat-ing and reading files is not (it is
+     * the request's own CPU, in the kernel: HotCallee's FILE_SYSTEM).
+     */
     private static final String[] DISPATCH = {
         "org.apache.catalina.", "org.apache.coyote.", "org.apache.tomcat.", "org.eclipse.jetty.", "io.undertow.",
         "jakarta.servlet.", "javax.servlet.", "org.glassfish.", "org.jboss.", "io.grpc.", "io.vertx.", "io.micronaut.",
-        "io.quarkus.", "java.lang.Thread.sleep", "java.util.concurrent.locks.", "java.net.", "sun.nio.", "java.io.File",
-        "java.nio.channels."
+        "io.quarkus.", "java.lang.Thread.sleep", "java.util.concurrent.locks.", "java.net.", "sun.nio.ch.",
+        "java.io.FileOutputStream", "java.io.RandomAccessFile", "java.nio.channels."
     };
 
     @Override public String id() { return "cpu-hotspot"; }
@@ -146,7 +150,7 @@ public final class CpuHotspotRule implements Rule {
 
     /** A cost with a rule of its own, wherever it sits on the stack. */
     private static boolean namedElsewhere(String frame) {
-        return Frames.isLookup(frame) || frame.startsWith("java.lang.Throwable.") || frame.contains("Exception.<init>")
+        return Frames.isLookup(frame) || Frames.isDefinition(frame) || frame.startsWith("java.lang.Throwable.") || frame.contains("Exception.<init>")
                 || frame.contains("Error.<init>") || SerializationCpuRule.isSerialization(frame)
                 || LoggingPressureRule.isLogging(frame) || PrototypeBeansRule.isCreation(frame);
     }

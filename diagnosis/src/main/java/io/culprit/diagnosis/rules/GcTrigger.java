@@ -66,6 +66,9 @@ final class GcTrigger {
                 String site = Evidence.text(t, i, "site");
                 double calls = t.number(i, "calls");
                 boolean located = !site.isEmpty();
+                if (Evidence.stack(t, i, "stack").stream().anyMatch(f -> f.startsWith(DIRECT_MEMORY))) {
+                    return Optional.of(directMemory(ev, n, ref, c, count, ms, paused, calls, located ? site : null));
+                }
                 return Optional.of(new GcTrigger("System.gc() asked for " + asked(n, ref, c, count, ms, paused)
                         + (located ? ", called " + (Double.isFinite(calls) ? n.tag(Fmt.num(calls), ref) + " times " : "") + "from " + site : "")
                         + fullGcs(ev, n),
@@ -108,6 +111,32 @@ final class GcTrigger {
             }
         }
         return Optional.empty();
+    }
+
+    /** The JDK's own System.gc(): allocateDirect reached -XX:MaxDirectMemorySize. */
+    private static final String DIRECT_MEMORY = "java.nio.Bits.reserveMemory";
+
+    /**
+     * System.gc() called by the JDK because direct memory ran out: removing the call is not the
+     * cure (the buffers' native memory is freed only when a collection finds them unreachable),
+     * allocating fewer direct buffers is.
+     */
+    private static GcTrigger directMemory(Evidence ev, Numbers n, String ref, double c, double count, double ms, double paused,
+            double calls, String site) {
+        return new GcTrigger("System.gc() asked for " + asked(n, ref, c, count, ms, paused) + ", called "
+                + (Double.isFinite(calls) ? n.tag(Fmt.num(calls), ref) + " times " : "")
+                + "by java.nio.Bits.reserveMemory: direct memory ran out under ByteBuffer.allocateDirect"
+                + (site == null ? "" : " at " + site) + fullGcs(ev, n),
+                site == null ? "direct buffers allocated per call" : site,
+                "Allocate direct buffers once and reuse them (one per thread or connection, or a pool such as Netty's"
+                        + " pooled allocator), or use heap buffers (ByteBuffer.allocate) for short-lived data; then size"
+                        + " -XX:MaxDirectMemorySize to what stays allocated. Do not add -XX:+DisableExplicitGC: this call is"
+                        + " how the JDK frees unreachable direct buffers, and without it allocateDirect fails with"
+                        + " OutOfMemoryError: Direct buffer memory.",
+                "A direct buffer's native memory is released only when a collection finds the buffer unreachable. When"
+                        + " ByteBuffer.allocateDirect reaches -XX:MaxDirectMemorySize (by default the maximum heap size), the"
+                        + " JDK calls System.gc() (a full, stop-the-world collection with G1 and Parallel) and retries with"
+                        + " back-off sleeps, so requests that allocate a direct buffer each wait for whole-heap collections.");
     }
 
     /** Frames that read a query's result: JDBC drivers, embedded databases, row mappers, ORMs' result processing. */

@@ -7,7 +7,8 @@ import io.culprit.diagnosis.Frames;
  * makes (the first frame below the deepest application frame), and the kinds of computation
  * whose cure is known whatever the application (a backtracking regular expression, a secure
  * random generator, password hashing, hash collisions, compression, public-key cryptography,
- * starting threads, copy-on-write collections, sorting per call). Keyed to JDK and library APIs only.
+ * starting threads, copy-on-write collections, string concatenation in a loop, file-system calls,
+ * sorting per call). Keyed to JDK and library APIs only.
  */
 final class HotCallee {
 
@@ -60,6 +61,18 @@ final class HotCallee {
                 "java.util.concurrent.CopyOnWriteArrayList.add", "java.util.concurrent.CopyOnWriteArrayList.set",
                 "java.util.concurrent.CopyOnWriteArrayList.remove", "java.util.concurrent.CopyOnWriteArraySet.add",
                 "java.util.concurrent.CopyOnWriteArraySet.remove"),
+        STRING_CONCAT("string concatenation (each + copies the whole string so far)",
+                "A string grown with += (or String.concat) in a loop is copied whole at every step: the work is"
+                + " quadratic in its final length. Build it with one StringBuilder (sized up front when the length is"
+                + " known), String.join or Collectors.joining, or write the pieces straight to the response's stream.",
+                "java.lang.StringConcatHelper.", "java.lang.String.concat"),
+        FILE_SYSTEM("file-system calls (listing, stat-ing and opening files)",
+                "The request walks or reads the file system on every call: each file listed, stat-ed or opened is a"
+                + " system call, and a tree of thousands costs milliseconds of kernel CPU whatever the page cache holds."
+                + " Read it once at start-up (again on change, with a WatchService or a periodic refresh off the request"
+                + " path) and serve the result from memory.",
+                "sun.nio.fs.", "java.nio.file.Files.", "java.nio.file.FileTreeWalker", "java.nio.file.FileTreeIterator",
+                "java.io.File.", "java.io.UnixFileSystem.", "java.io.WinNTFileSystem.", "java.io.FileInputStream."),
         SORT("sorting",
                 "The same data is sorted on every call: keep it sorted as it changes (a TreeMap, a heap, insertion"
                 + " into place), sort once and cache the result, or compute the statistic incrementally (HdrHistogram"
@@ -102,8 +115,14 @@ final class HotCallee {
     /** The call the deepest application frame makes, without its line; null when that frame is the leaf. */
     static String callee(String[] stack) {
         int app = deepestApplication(stack);
-        return app < 0 || app == stack.length - 1 ? null : Frames.stripLine(stack[app + 1]);
+        if (app < 0) return null;
+        // Method-handle plumbing (string concatenation's invokedynamic, lambda forms) names no call.
+        int i = app + 1;
+        while (i < stack.length - 1 && Frames.startsWithAny(stack[i], PLUMBING)) i++;
+        return i >= stack.length ? null : Frames.stripLine(stack[i]);
     }
+
+    private static final String[] PLUMBING = {"java.lang.invoke.", "jdk.internal.reflect.", "java.lang.reflect.Method.invoke"};
 
     /** The kind of computation below the deepest application frame, the first one found from it to the leaf; null if none. */
     static Kind kind(String[] stack) {

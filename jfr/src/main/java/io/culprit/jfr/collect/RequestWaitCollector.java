@@ -30,6 +30,9 @@ import jdk.jfr.consumer.RecordedEvent;
  * (lock-contention reads it). Sleeps are left out there: a background loop's sleep is no task's.
  */
 public final class RequestWaitCollector implements EventCollector {
+    /** The target of file I/O without a path: a pipe (a child process's output) or a standard stream. */
+    public static final String PIPE = "a pipe or standard stream";
+
     private static final int TOP = 20;
     /** Frames through which a server hands a thread a request (servlet containers, WebFlux, Jetty, Undertow). */
     private static final String[] REQUEST_ENTRIES = {
@@ -95,7 +98,8 @@ public final class RequestWaitCollector implements EventCollector {
                 String host = e.getString("host");
                 target = (host == null || host.isEmpty() ? e.getString("address") : host) + ":" + e.getInt("port");
                 break;
-            default: kind = "file"; target = String.valueOf(e.getString("path"));
+            // No path: a stream over a file descriptor, such as a child process's output or stdin.
+            default: kind = "file"; target = e.getString("path") == null ? PIPE : e.getString("path");
         }
         String waiter = site == null ? "?" : site;
         for (String server : SERVERS) if (waiter.startsWith(server)) return;
