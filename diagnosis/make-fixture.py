@@ -16,7 +16,7 @@ import sys
 # Frames between the thread's root and the application that no rule reads from a profile:
 # the container's and the web framework's dispatch, Spring's proxies and repository plumbing, and reflection.
 DROP = ("org.apache.catalina.", "org.apache.coyote.", "org.apache.tomcat.", "org.springframework.web.",
-        "org.springframework.cglib.", "jdk.internal.reflect.", "java.lang.reflect.", "jdk.proxy",
+        "org.springframework.cglib.", "jdk.internal.reflect.", "java.lang.reflect.Method.", "jdk.proxy",
         "org.springframework.aop.", "org.springframework.transaction.", "org.springframework.data.repository.",
         "org.springframework.data.jpa.repository.support.", "org.springframework.dao.")
 KEEP_SHARE = 0.8

@@ -74,9 +74,12 @@ public final class Frames {
     private static final String[] DEFINITION = {
         "java.lang.ClassLoader.defineClass", "java.lang.reflect.Proxy$ProxyBuilder", "java.lang.reflect.Proxy.getProxyConstructor",
         "java.lang.invoke.MethodHandles$Lookup.defineClass", "java.lang.invoke.MethodHandles$Lookup.defineHiddenClass",
-        "jdk.internal.misc.Unsafe.defineClass", "java.security.SecureClassLoader.defineClass", "org.springframework.cglib.",
-        "net.sf.cglib.", "javassist.", "net.bytebuddy.", "groovy.lang.GroovyClassLoader", "org.codehaus.groovy.control.",
-        "org.codehaus.janino.", "org.mvel2.optimizers.impl.asm."
+        "jdk.internal.misc.Unsafe.defineClass", "java.security.SecureClassLoader.defineClass",
+        // The generators, not the generated classes' calls (a CGLIB proxy's MethodProxy.invoke runs on every call).
+        "org.springframework.cglib.proxy.Enhancer", "org.springframework.cglib.core.AbstractClassGenerator", "net.sf.cglib.proxy.Enhancer",
+        "net.sf.cglib.core.AbstractClassGenerator", "javassist.ClassPool", "javassist.CtClass.toClass", "javassist.util.proxy.ProxyFactory.create",
+        "net.bytebuddy.ByteBuddy.", "net.bytebuddy.dynamic.", "groovy.lang.GroovyClassLoader", "org.codehaus.groovy.control.",
+        "org.codehaus.janino."
     };
 
     /** True for a frame that defines a class at run time (see {@link #DEFINITION}). */

@@ -2,6 +2,7 @@ package io.culprit.jfr.collect;
 
 import io.culprit.model.ClientLibraries;
 import io.culprit.model.Table;
+import io.culprit.model.Targets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -30,9 +31,6 @@ import jdk.jfr.consumer.RecordedEvent;
  * (lock-contention reads it). Sleeps are left out there: a background loop's sleep is no task's.
  */
 public final class RequestWaitCollector implements EventCollector {
-    /** The target of file I/O without a path: a pipe (a child process's output) or a standard stream. */
-    public static final String PIPE = "a pipe or standard stream";
-
     private static final int TOP = 20;
     /** Frames through which a server hands a thread a request (servlet containers, WebFlux, Jetty, Undertow). */
     private static final String[] REQUEST_ENTRIES = {
@@ -99,7 +97,7 @@ public final class RequestWaitCollector implements EventCollector {
                 target = (host == null || host.isEmpty() ? e.getString("address") : host) + ":" + e.getInt("port");
                 break;
             // No path: a stream over a file descriptor, such as a child process's output or stdin.
-            default: kind = "file"; target = e.getString("path") == null ? PIPE : e.getString("path");
+            default: kind = "file"; target = e.getString("path") == null ? Targets.PIPE : e.getString("path");
         }
         String waiter = site == null ? "?" : site;
         for (String server : SERVERS) if (waiter.startsWith(server)) return;

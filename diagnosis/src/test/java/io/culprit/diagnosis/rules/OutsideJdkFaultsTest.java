@@ -1,0 +1,82 @@
+package io.culprit.diagnosis.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.culprit.diagnosis.Fixtures;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Faults in how a Spring MVC service written outside the lab (session 21) uses the JDK, recorded by
+ * {@code culprit diagnose}: a process started per request read as request-waits on "file I/O
+ * (null)"; direct buffers allocated per request as "remove the System.gc() call"; a proxy class
+ * defined per request as heap sizing; string concatenation in a loop and a file-tree walk per
+ * request as a generic hotspot, and "no root cause found" for the walk.
+ */
+class OutsideJdkFaultsTest {
+    @Test
+    void aProcessStartedPerRequestIsNamedWithTheWaitForItsOutput() {
+        Finding f = new ProcessSpawnRule().evaluate(Fixtures.evidence("outside-process-per-request"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Blind7App$Api.hostname");
+        assertThat(f.summary()).startsWith("blind.Blind7App$Api.hostname starts processes on the request path: 10 % of CPU samples")
+                .contains("its requests wait 22.7 ms each (34 % of the mean request's 66.2 ms", "for the child's output on a pipe");
+        assertThat(f.fix()).startsWith("Do not start a process per request").contains("InetAddress.getLocalHost().getHostName()");
+        assertThat(f.explains()).contains("request-waits");
+        Finding waits = new RequestWaitsRule().evaluate(Fixtures.evidence("outside-process-per-request"));
+        assertThat(waits.summary()).contains("on file I/O (a pipe or standard stream)");
+    }
+
+    @Test
+    void aServiceThatStartsNoProcessIsRuledOut() {
+        Finding f = new ProcessSpawnRule().evaluate(Fixtures.evidence("outside-string-concat"));
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).isEqualTo("no process started in the CPU profile.");
+    }
+
+    @Test
+    void systemGcFromDirectBuffersIsNotToBeRemovedButTheBuffersReused() {
+        Finding f = new GcPressureRule().evaluate(Fixtures.evidence("outside-direct-buffers"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Blind7App$Api.direct:53");
+        assertThat(f.summary()).contains("by java.nio.Bits.reserveMemory: direct memory ran out under ByteBuffer.allocateDirect at"
+                + " blind.Blind7App$Api.direct:53");
+        assertThat(f.fix()).startsWith("Allocate direct buffers once and reuse them").contains("Do not add -XX:+DisableExplicitGC")
+                .doesNotContain("Remove the System.gc() call");
+    }
+
+    @Test
+    void aProxyClassDefinedPerRequestIsClassDefinitionNotHeapSizing() {
+        Finding f = new ClassLoadingRule().evaluate(Fixtures.evidence("outside-proxy-per-request"));
+        // CRITICAL at 36 % live; the fixture's profile keeps the heaviest stacks and lumps the rest,
+        // which holds much of the class parsing and linking.
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.culprit()).isEqualTo("blind.Blind7App$Api.proxy");
+        assertThat(f.summary()).startsWith("27 % of CPU samples define classes at run time")
+                .contains("Metaspace filling forced 2 collection(s)");
+        assertThat(f.fix()).startsWith("Build the proxy, generated class or compiled script once");
+        assertThat(f.explains()).contains("gc-pressure");
+        // cpu-hotspot leaves the definitions to it.
+        assertThat(new CpuHotspotRule().evaluate(Fixtures.evidence("outside-proxy-per-request")).severity()).isEqualTo(Severity.OK);
+    }
+
+    @Test
+    void aStringGrownWithPlusEqualsIsNamedAsQuadraticConcatenation() {
+        Finding f = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-string-concat"));
+        assertThat(f.culprit()).isEqualTo("blind.Blind7App$Api.concat");
+        // The invokedynamic plumbing is skipped: the call named is the concatenation's own.
+        assertThat(f.summary()).contains("in its call to java.lang.StringConcatHelper.newArrayWithSuffix",
+                "string concatenation (each + copies the whole string so far)");
+        assertThat(f.fix()).startsWith("A string grown with += (or String.concat) in a loop is copied whole at every step");
+    }
+
+    @Test
+    void aFileTreeWalkedPerRequestIsTheRequestsOwnKernelCpu() {
+        Finding f = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-file-walk"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Blind7App$Api.walk");
+        assertThat(f.summary()).contains("is file-system calls (listing, stat-ing and opening files)");
+        assertThat(f.fix()).startsWith("The request walks or reads the file system on every call");
+    }
+}
