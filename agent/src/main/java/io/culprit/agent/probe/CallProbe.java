@@ -125,6 +125,7 @@ final class CallProbe {
         h.addAll(WebClientHooks.hooks(this));
         h.addAll(JdkHttpHooks.hooks(this));
         h.addAll(UrlConnectionHooks.hooks(this));
+        h.addAll(JdbcConnectHooks.hooks(this));
         h.addAll(ApacheHttpHooks.hooks(this));
         h.addAll(OkHttpHooks.hooks(this));
         h.addAll(RedisHooks.hooks(this));

@@ -220,6 +220,21 @@ class PoolAndCallProbeTest {
         }
     }
 
+    @Test
+    void connectionsOpenedThroughDriverManagerAreCallsWithoutTheirCredentials() throws Exception {
+        Probes p = Probes.renew(ProbeContext.INST);
+        for (int i = 0; i < 3; i++) {
+            try (Connection con = java.sql.DriverManager.getConnection("jdbc:h2:mem:unpooled;DB_CLOSE_DELAY=-1", "sa", "secret")) {
+                assertThat(con.isValid(1)).isTrue();
+            }
+        }
+        query("SELECT 1");  // through the pool: its connections are already open, and pools open theirs through the driver
+        Map<String, Object> row = CallRows.row(p, "db-connect", "connect jdbc:h2:mem:unpooled");
+        assertThat(row).containsEntry("count", 3L);
+        assertThat(p.calls.rows(0, 0)).filteredOn(r -> "db-connect".equals(r.get("kind"))).hasSize(1);
+        assertThat(JdbcConnectHooks.withoutParameters("jdbc:postgresql://u:pw@db:5432/app?password=x")).isEqualTo("jdbc:postgresql://db:5432/app");
+    }
+
     private static void query(String sql) throws Exception {
         try (Connection con = ds.getConnection(); Statement s = con.createStatement()) {
             s.execute(sql);

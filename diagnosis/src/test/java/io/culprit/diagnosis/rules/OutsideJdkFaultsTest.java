@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * {@code culprit diagnose}: a process started per request read as request-waits on "file I/O
  * (null)"; direct buffers allocated per request as "remove the System.gc() call"; a proxy class
  * defined per request as heap sizing; string concatenation in a loop and a file-tree walk per
- * request as a generic hotspot, and "no root cause found" for the walk.
+ * request as a generic hotspot, and "no root cause found" for the walk; a connection opened per
+ * request (no pool) as "no root cause found" too.
  */
 class OutsideJdkFaultsTest {
     @Test
@@ -78,5 +79,20 @@ class OutsideJdkFaultsTest {
         assertThat(f.culprit()).isEqualTo("blind.Blind7App$Api.walk");
         assertThat(f.summary()).contains("is file-system calls (listing, stat-ing and opening files)");
         assertThat(f.fix()).startsWith("The request walks or reads the file system on every call");
+    }
+
+    @Test
+    void aConnectionOpenedPerRequestIsNamedAsTheMissingPool() {
+        Finding f = new DbConnectRule().evaluate(Fixtures.evidence("outside-connect-per-request"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Blind7App$Api.report:96");
+        assertThat(f.summary()).startsWith("544 database connection(s) opened through DriverManager (\"connect"
+                + " jdbc:postgresql://127.0.0.1:5432/postgres\"), 0.9 per request, 173 ms each, 84 % of request time");
+        assertThat(f.fix()).startsWith("Borrow connections from a pool: HikariCP");
+        assertThat(f.explains()).contains("slow-calls");
+        // A service on PostgreSQL through HikariCP opens its connections through the driver: none here.
+        Finding pooled = new DbConnectRule().evaluate(Fixtures.evidence("outside-unindexed-scan"));
+        assertThat(pooled.severity()).isEqualTo(Severity.OK);
+        assertThat(pooled.summary()).isEqualTo("no database connection opened through DriverManager in the run.");
     }
 }
