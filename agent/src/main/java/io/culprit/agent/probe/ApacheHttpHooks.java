@@ -10,12 +10,15 @@ import java.util.List;
  * {@code MinimalHttpClient}. It returns once the response head has arrived (the body is streamed
  * afterwards by the caller), so its duration is the round trip, retries and redirects included.
  * The classes live in the application's loader, so the request and response are read through
- * {@link Reflect}; a 5xx answer counts as a failed call.
+ * {@link Reflect}; a 5xx answer counts as a failed call. {@code InternalExecRuntime.acquireEndpoint}
+ * is timed too: the wait for a connection from the client's own pool, counted in the call's
+ * {@code poolWaitMs}.
  */
 final class ApacheHttpHooks {
 
     static final String INTERNAL_CLIENT = "org.apache.hc.client5.http.impl.classic.InternalHttpClient";
     static final String MINIMAL_CLIENT = "org.apache.hc.client5.http.impl.classic.MinimalHttpClient";
+    static final String EXEC_RUNTIME = "org.apache.hc.client5.http.impl.classic.InternalExecRuntime";
     private static final String DO_EXECUTE = "(Lorg/apache/hc/core5/http/HttpHost;Lorg/apache/hc/core5/http/ClassicHttpRequest;";
 
     private ApacheHttpHooks() { }
@@ -36,6 +39,14 @@ final class ApacheHttpHooks {
                 }
             });
         }
+        // The wait for a pooled connection (5 per route and 25 in all by default), inside the call
+        // recorded next on this thread, by this hook or Spring's.
+        h.add(new Hook(EXEC_RUNTIME, "acquireEndpoint", "(", Hook.TIMED) {
+            @Override
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                calls.poolWait(System.nanoTime() - start);
+            }
+        });
         return h;
     }
 

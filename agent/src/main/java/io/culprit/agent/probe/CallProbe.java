@@ -43,9 +43,11 @@ final class CallProbe {
     private final Thresholds thresholds;
     /** Guards every CallStats; taken by readers, and by a calling thread only when its ring is full. */
     private final Object foldLock = new Object();
-    /** Calls as {stats index, ns, SLOW | FAILED | HELD | EVENT_LOOP, 0}. */
-    private final EventLog log = new EventLog(foldLock, this::fold, 1);
-    /** Each ring's user word says, once per thread, whether the thread is an event loop's. */
+    /** Calls as {stats index, ns, SLOW | FAILED | HELD | EVENT_LOOP, ns of it waiting for the client's own pool}. */
+    private final EventLog log = new EventLog(foldLock, this::fold, 2);
+    /** The ring's second user word: pool wait since this thread's last recorded call (see {@link #poolWait}). */
+    private static final int POOL_WAIT = EventLog.USER + 1;
+    /** Each ring's first user word says, once per thread, whether the thread is an event loop's. */
     private final PerThread rings = new PerThread(() -> {
         long[] ring = log.newRing();
         ring[EventLog.USER] = EventLoops.isEventLoopThread(Thread.currentThread().getName()) ? EVENT_LOOP : 0;
@@ -185,12 +187,22 @@ final class CallProbe {
         record((long[]) rings.get(), endNs, stats, text, startNs, thrown, held ? HELD : 0);
     }
 
+    /**
+     * Time this thread waited for a connection from an HTTP client's own pool (Apache HttpClient's
+     * lease), inside the call it is about to record: that call's time is then partly the pool's.
+     */
+    void poolWait(long ns) {
+        ((long[]) rings.get())[POOL_WAIT] += ns;
+    }
+
     private void record(long[] ring, long endNs, CallStats stats, String text, long startNs, Throwable thrown, long callerFlags) {
         String kind = stats.kind;
         long ns = endNs - startNs;
         double ms = ns / 1e6;
         boolean slow = ms > thresholds.slowMs(kind);
-        log.put(ring, stats.index, ns, (slow ? SLOW : 0) | (thrown != null ? FAILED : 0) | callerFlags, 0);
+        long poolWait = Math.min(ns, ring[POOL_WAIT]);
+        ring[POOL_WAIT] = 0;
+        log.put(ring, stats.index, ns, (slow ? SLOW : 0) | (thrown != null ? FAILED : 0) | callerFlags, poolWait);
         if (slow) {
             Map<String, Object> a = new LinkedHashMap<>();
             a.put("kind", kind);
@@ -234,7 +246,7 @@ final class CallProbe {
         for (int i = 0; i < n * EventLog.WORDS; i += EventLog.WORDS) {
             long flags = records[i + 2];
             ((CallStats) table[(int) records[i]]).add(records[i + 1], (flags & SLOW) != 0, (flags & FAILED) != 0, (flags & HELD) != 0,
-                    (flags & EVENT_LOOP) != 0);
+                    (flags & EVENT_LOOP) != 0, records[i + 3]);
         }
     }
 

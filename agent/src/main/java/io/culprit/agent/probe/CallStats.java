@@ -25,6 +25,8 @@ final class CallStats {
     private double heldMs;
     /** Time of the calls made on an event loop's thread ({@code EventLoops}), which they block. */
     private double eventLoopMs;
+    /** Time of the calls spent waiting for a connection from the HTTP client's own pool. */
+    private double poolWaitMs;
 
     CallStats(String kind, String target, int index, CallSite site) {
         this.kind = kind;
@@ -33,7 +35,8 @@ final class CallStats {
         this.site = site;
     }
 
-    void add(long ns, boolean isSlow, boolean failed, boolean held, boolean onEventLoop) {
+    void add(long ns, boolean isSlow, boolean failed, boolean held, boolean onEventLoop, long poolWaitNs) {
+        poolWaitMs += poolWaitNs / 1e6;
         us.recordValue(Math.max(1, ns / 1_000));  // counts the call too
         totalMs += ns / 1e6;
         if (held) heldMs += ns / 1e6;
@@ -59,6 +62,7 @@ final class CallStats {
         r.put("errors", errors);
         r.put("heldMs", heldMs);
         r.put("eventLoopMs", eventLoopMs);
+        r.put("poolWaitMs", poolWaitMs);
         // Calls made outside any request (schedulers, startup) can push this above 1; it is a share of request time only when they run inside requests.
         r.put("shareOfRequestTime", requestMs > 0 ? Math.min(1.0, totalMs / requestMs) : null);
         r.put("perRequest", requests > 0 ? (double) count / requests : null);

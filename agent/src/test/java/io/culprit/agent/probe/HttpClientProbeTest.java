@@ -68,6 +68,37 @@ class HttpClientProbeTest {
     }
 
     @Test
+    void theWaitForAConnectionFromTheClientsOwnPoolIsCountedInTheCall() throws Exception {
+        var manager = org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder.create()
+                .setMaxConnPerRoute(1).setMaxConnTotal(1).build();
+        try (CloseableHttpClient client = HttpClients.custom().setConnectionManager(manager).build()) {
+            get(client, base + "/slow");  // loads the client's classes before the weave
+            Probes p = Probes.ensure(ProbeContext.INST);
+            assertThat(p.woven).anyMatch(w -> w.startsWith(ApacheHttpHooks.EXEC_RUNTIME + ".acquireEndpoint"));
+            get(client, base + "/slow");
+            double alone = (Double) CallRows.row(p, "http", "GET " + base + "/slow").get("poolWaitMs");
+            // Three at once through one connection: the second waits one answer (80 ms), the third two.
+            Thread[] ts = new Thread[3];
+            for (int i = 0; i < ts.length; i++) {
+                ts[i] = new Thread(() -> {
+                    try {
+                        get(client, base + "/slow");
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                ts[i].start();
+            }
+            for (Thread t : ts) t.join();
+            Map<String, Object> row = CallRows.row(p, "http", "GET " + base + "/slow");
+            double waited = (Double) row.get("poolWaitMs") - alone;
+            assertThat(row).containsEntry("count", 4L);
+            assertThat(alone).as("one call alone waits for no connection").isLessThan(20.0);
+            assertThat(waited).as("pool wait of the three").isBetween(200.0, (Double) row.get("totalMs"));
+        }
+    }
+
+    @Test
     void okHttpCallsAreTimedWithTheirUrlAndServerErrors() throws Exception {
         OkHttpClient client = new OkHttpClient();
         get(client, base + "/slow");  // loads RealCall before the weave

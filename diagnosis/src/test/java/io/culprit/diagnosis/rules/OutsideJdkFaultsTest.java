@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * (null)"; direct buffers allocated per request as "remove the System.gc() call"; a proxy class
  * defined per request as heap sizing; string concatenation in a loop and a file-tree walk per
  * request as a generic hotspot, and "no root cause found" for the walk; a connection opened per
- * request (no pool) as "no root cause found" too.
+ * request (no pool) as "no root cause found" too; calls queued in Apache HttpClient's default pool
+ * as a slow dependency to speed up.
  */
 class OutsideJdkFaultsTest {
     @Test
@@ -94,5 +95,19 @@ class OutsideJdkFaultsTest {
         Finding pooled = new DbConnectRule().evaluate(Fixtures.evidence("outside-unindexed-scan"));
         assertThat(pooled.severity()).isEqualTo(Severity.OK);
         assertThat(pooled.summary()).isEqualTo("no database connection opened through DriverManager in the run.");
+    }
+
+    @Test
+    void callsQueuedInTheHttpClientsOwnPoolAreNotASlowDependency() {
+        Finding f = new HttpClientPoolRule().evaluate(Fixtures.evidence("outside-http-client-pool"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Blind7App$Api.price:139");
+        assertThat(f.summary()).startsWith("calls to \"GET http://127.0.0.1:18198/price\" waited 46.8 ms each for a connection"
+                + " from the HTTP client's own pool (69 % of the call's time, 65 % of request time); the dependency itself took 21.4 ms")
+                .contains("the calls in flight averaged 15.6, of which 4.9 held a connection");
+        assertThat(f.fix()).startsWith("Size the client's pool to the calls in flight").contains("setMaxConnPerRoute");
+        assertThat(f.explains()).contains("slow-calls");
+        // Calls that never waited for the pool: no finding.
+        assertThat(new HttpClientPoolRule().evaluate(Fixtures.evidence("outside-connect-per-request")).severity()).isEqualTo(Severity.OK);
     }
 }
