@@ -43,6 +43,8 @@ final class LeakWatch implements NotificationListener {
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private volatile Recording leaks;
     private volatile String reason;
+    /** Set by {@link #stopInto} and {@link #close}: no profiler starts after them. */
+    private volatile boolean closed;
 
     private LeakWatch(Trigger trigger) {
         this.trigger = trigger;
@@ -70,18 +72,23 @@ final class LeakWatch implements NotificationListener {
 
     @Override
     public void handleNotification(Notification n, Object handback) {
-        if (leaks != null || !GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) return;
-        GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
-        long used = 0;
-        for (Map.Entry<String, MemoryUsage> pool : info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
-            if (heapPools.contains(pool.getKey())) used += pool.getValue().getUsed();
+        if (leaks != null || closed || !GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) return;
+        try {
+            GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
+            long used = 0;
+            for (Map.Entry<String, MemoryUsage> pool : info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+                if (heapPools.contains(pool.getKey())) used += pool.getValue().getUsed();
+            }
+            String why = trigger.afterGc(used);
+            if (why != null) startProfiler(why);
+        } catch (RuntimeException e) {
+            // The JDK's notification thread is the service's, not ours: nothing may escape onto it.
         }
-        String why = trigger.afterGc(used);
-        if (why != null) startProfiler(why);
     }
 
+    /** Under this object's lock, so that a detach cannot miss a recording started meanwhile. */
     private synchronized void startProfiler(String why) {
-        if (leaks != null) return;
+        if (leaks != null || closed) return;
         Recording r = new Recording(CulpritSettings.leakProfiler());
         r.setName(NAME);
         r.setToDisk(true);
@@ -124,8 +131,12 @@ final class LeakWatch implements NotificationListener {
      * stacks when another recording is still running.
      */
     void stopInto(Path out) throws IOException {
+        Recording r;
+        synchronized (this) {
+            closed = true;
+            r = leaks;
+        }
         unwatch();
-        Recording r = leaks;
         if (r == null) return;
         Path part = Files.createTempFile("culprit-leaks", ".jfr");
         try {
@@ -142,8 +153,12 @@ final class LeakWatch implements NotificationListener {
 
     /** Ends everything without writing: detach. */
     void close() {
+        Recording r;
+        synchronized (this) {
+            closed = true;
+            r = leaks;
+        }
         unwatch();
-        Recording r = leaks;
         if (r != null) r.close();
     }
 
