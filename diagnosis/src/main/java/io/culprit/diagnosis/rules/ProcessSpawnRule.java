@@ -35,7 +35,8 @@ public final class ProcessSpawnRule implements Rule {
         if (!(cpuShare > 0)) return b.summary("no process started in the CPU profile.").build();
         String caller = ev.cpuCaller(ProcessSpawnRule::spawns);
         Numbers n = new Numbers();
-        String cpu = (caller == null ? "processes start" : caller + " starts processes") + " on the request path: "
+        // The profile says who starts them, not that a request waits: the pipe reads below say that.
+        String cpu = (caller == null ? "processes start" : caller + " starts processes") + ": "
                 + n.tag(Fmt.pct(cpuShare), ev.cpuRef()) + " of CPU samples are in ProcessBuilder.start";
         // The same method reading a pipe: the child's output, waited for on the request thread.
         double waitMs = 0, waits = 0;
