@@ -33,7 +33,7 @@ public final class LabCommand implements Callable<Integer> {
             description = "embedded H2 (default) or PostgreSQL at 127.0.0.1:5432, db test, user postgres")
     String db;
 
-    @Option(names = "--port", defaultValue = "8080", description = "HTTP port on 127.0.0.1 (default ${DEFAULT-VALUE})")
+    @Option(names = "--port", defaultValue = "8080", description = "HTTP port on 127.0.0.1, 0 for any free one (default ${DEFAULT-VALUE})")
     int port;
 
     @Option(names = "--redis", description = "keep the product cache in Redis at 127.0.0.1:6379 (falls back if absent)")
@@ -60,7 +60,7 @@ public final class LabCommand implements Callable<Integer> {
                 return 2;
             }
             LabProcess.Options options = new LabProcess.Options(scenario, fixed, db, port, redis);
-            out.println("culprit lab: starting " + scenario + (fixed ? " (fixed)" : "") + " on http://127.0.0.1:" + port
+            out.println("culprit lab: starting " + scenario + (fixed ? " (fixed)" : "") + (port == 0 ? " on a free port" : " on http://127.0.0.1:" + port)
                     + " with " + String.join(" ", jar.scenario(scenario).jvmArgs(fixed)));
             out.flush();
             LabProcess lab = LabProcess.start(jar, options, ProcessBuilder.Redirect.INHERIT);

@@ -22,14 +22,18 @@ public final class LabProcess implements AutoCloseable {
     static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
 
     private final Process process;
-    private final int port;
+    /** 0 until the lab reports the port it bound (see {@link #portFile}). */
+    private volatile int port;
+    /** Where a lab started on port 0 writes the port it bound; null when the port was given. */
+    private final Path portFile;
     private final GroundTruth scenario;
     private final boolean fixed;
     private Path log;
 
-    private LabProcess(Process process, int port, GroundTruth scenario, boolean fixed) {
+    private LabProcess(Process process, int port, Path portFile, GroundTruth scenario, boolean fixed) {
         this.process = process;
         this.port = port;
+        this.portFile = portFile;
         this.scenario = scenario;
         this.fixed = fixed;
     }
@@ -62,10 +66,17 @@ public final class LabProcess implements AutoCloseable {
         }
     }
 
-    /** Starts the lab with {@code output} for its stdout/stderr, and waits until it answers. */
+    /**
+     * Starts the lab with {@code output} for its stdout/stderr, and waits until it answers. Port 0
+     * lets the lab bind any free port and report it: a port picked here and passed on could be
+     * taken by another socket before the lab binds it.
+     */
     public static LabProcess start(LabJar jar, Options o, ProcessBuilder.Redirect output) {
         GroundTruth truth = jar.scenario(o.scenario());
-        ProcessBuilder pb = new ProcessBuilder(command(jar.path(), truth, o)).redirectErrorStream(true).redirectOutput(output);
+        Path portFile = o.port() == 0 ? newPortFile() : null;
+        List<String> cmd = command(jar.path(), truth, o);
+        if (portFile != null) cmd.add("--lab.port-file=" + portFile);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output);
         if (output == ProcessBuilder.Redirect.INHERIT) {
             pb.redirectInput(ProcessBuilder.Redirect.INHERIT);
         }
@@ -75,9 +86,32 @@ public final class LabProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the lab: " + e.getMessage(), e);
         }
-        LabProcess lab = new LabProcess(p, o.port(), truth, o.fixed());
-        lab.awaitReady(READY_TIMEOUT);
+        LabProcess lab = new LabProcess(p, o.port(), portFile, truth, o.fixed());
+        try {
+            lab.awaitReady(READY_TIMEOUT);
+        } finally {
+            if (portFile != null) deleteQuietly(portFile);
+        }
         return lab;
+    }
+
+    /** A name for the port file that does not exist yet: the lab's write is what creates it. */
+    private static Path newPortFile() {
+        try {
+            Path f = Files.createTempFile("culprit-lab-port-", ".txt");
+            Files.delete(f);
+            return f;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the lab's port file: " + e.getMessage(), e);
+        }
+    }
+
+    private static void deleteQuietly(Path f) {
+        try {
+            Files.deleteIfExists(f);
+        } catch (IOException e) {
+            // A temp file: the OS cleans it if we cannot.
+        }
     }
 
     /** The child's command line: this JVM's java, the scenario's flags, the jar, the lab properties. */
@@ -99,9 +133,10 @@ public final class LabProcess implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("the lab exited with code " + process.exitValue() + " before answering on port " + port);
+                throw new IllegalStateException("the lab exited with code " + process.exitValue() + " before answering on " + portText());
             }
-            if (answers()) {
+            if (port == 0) readPortFile();
+            if (port != 0 && answers()) {
                 return;
             }
             try {
@@ -113,7 +148,20 @@ public final class LabProcess implements AutoCloseable {
             }
         }
         stop();
-        throw new IllegalStateException("the lab did not answer on port " + port + " within " + timeout.toSeconds() + " s");
+        throw new IllegalStateException("the lab did not answer on " + portText() + " within " + timeout.toSeconds() + " s");
+    }
+
+    private String portText() {
+        return port == 0 ? "any port (it reported none)" : "port " + port;
+    }
+
+    /** The lab writes the file whole, by a rename, once its server is bound. */
+    private void readPortFile() {
+        try {
+            if (Files.exists(portFile)) port = Integer.parseInt(Files.readString(portFile).trim());
+        } catch (IOException | NumberFormatException e) {
+            // Not there yet, or being replaced: the next poll reads it.
+        }
     }
 
     private boolean answers() {
@@ -128,15 +176,6 @@ public final class LabProcess implements AutoCloseable {
             }
         } catch (IOException e) {
             return false;
-        }
-    }
-
-    /** A port that was free a moment ago, for callers that start several labs. */
-    public static int freePort() {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port: " + e.getMessage(), e);
         }
     }
 
@@ -205,14 +244,14 @@ public final class LabProcess implements AutoCloseable {
         stop();
     }
 
-    /** What to start: scenario, twin, database (h2|postgres), port, Redis for the product cache. */
+    /** What to start: scenario, twin, database (h2|postgres), port (0: any free one), Redis for the product cache. */
     public record Options(String scenario, boolean fixed, String db, int port, boolean redis) {
         public Options {
             if (!db.equals("h2") && !db.equals("postgres")) {
                 throw new IllegalArgumentException("unknown database '" + db + "'; known: h2, postgres");
             }
-            if (port < 1 || port > 65_535) {
-                throw new IllegalArgumentException("port must be 1-65535, got " + port);
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("port must be 0-65535 (0: any free port), got " + port);
             }
         }
     }

@@ -81,8 +81,10 @@ class LabJarTest {
     void badOptionsAreRejected() {
         assertThatThrownBy(() -> new LabProcess.Options("healthy", false, "mysql", 8080, false))
                 .hasMessage("unknown database 'mysql'; known: h2, postgres");
-        assertThatThrownBy(() -> new LabProcess.Options("healthy", false, "h2", 0, false))
-                .hasMessage("port must be 1-65535, got 0");
+        assertThatThrownBy(() -> new LabProcess.Options("healthy", false, "h2", -1, false))
+                .hasMessage("port must be 0-65535 (0: any free port), got -1");
+        assertThatThrownBy(() -> new LabProcess.Options("healthy", false, "h2", 65_536, false))
+                .hasMessage("port must be 0-65535 (0: any free port), got 65536");
     }
 
     @Test

@@ -46,7 +46,7 @@ class ProbesLabIT {
         Assumptions.assumeTrue(Files.isRegularFile(jar), "no " + jar + " yet (lab builds after cli); skipping");
         log = Files.createTempFile("probes-lab-it", ".log");
         redis = redisUp();
-        lab = LabProcess.start(LabJar.at(jar), new LabProcess.Options("healthy", false, "h2", LabProcess.freePort(), redis),
+        lab = LabProcess.start(LabJar.at(jar), new LabProcess.Options("healthy", false, "h2", 0, redis),
                 ProcessBuilder.Redirect.appendTo(log.toFile()));
         // Serve some traffic first, as a real service has: the clients' classes are loaded at the
         // first view, which weaves them (a class loaded later joins at the next view).
