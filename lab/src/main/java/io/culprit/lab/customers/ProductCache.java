@@ -61,9 +61,19 @@ public class ProductCache {
         }
     }
 
+    /** The keys go with the lab: the machine's Redis is shared, and a cache is rebuilt at start anyway. */
     @PreDestroy
     void close() {
-        if (redis != null) {
+        if (redis == null) return;
+        if (local.isEmpty()) {
+            redis.close();
+            return;
+        }
+        try (Jedis j = redis.getResource()) {
+            j.del(local.keySet().stream().map(id -> PREFIX + id).toArray(String[]::new));
+        } catch (RuntimeException e) {
+            log.warn("could not remove the product keys from Redis: {}", e.getMessage());
+        } finally {
             redis.close();
         }
     }
