@@ -240,8 +240,11 @@ class ScenarioFaultsTest {
         // The same terms in the same order: only the deduplication's data structure differs.
         assertThat(fixedBody).isEqualTo(faultyBody).startsWith("[\"Product 12\",\"product 12\",\"Product 120\",\"product 120\"");
         // ~4 million String.equals against 3,500 hash lookups, both beside the same request handling
-        // (measured as the request threads' CPU time, not wall time): 7x here, 3x whatever the machine.
-        assertThat(faultyCpu).isGreaterThan(fixedCpu * 3);
+        // (measured as the request threads' CPU time, not wall time). Alone: 3.4-9.9x (faulty 9.2-11.6
+        // ms, fixed 1.0-3.4 ms, stable within a run, so it is how the JIT compiled each twin). After
+        // the other scenarios in this JVM, one CI run read 6.22 against 3.05 ms: 2.0x. A fix that left
+        // the scan in place reads 1x.
+        assertThat(faultyCpu).isGreaterThan(fixedCpu * 1.6);
     }
 
     /** CPU time of the container's request threads per request, over 40 sequential requests. */
