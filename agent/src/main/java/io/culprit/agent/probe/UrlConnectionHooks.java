@@ -13,7 +13,7 @@ import java.util.List;
  * through it, and it calls itself while it reads the answer, so only the outermost call is timed.
  * A connection answers once: a later call returns the stream it already has and is not a call,
  * so each connection is recorded once per thread. RestTemplate on this client is
- * left to Spring's hook. A JDK class: woven by exact name, its types used directly.
+ * left to Spring's hook, including the body it asks for after its own call has returned. A JDK class: woven by exact name, its types used directly.
  */
 final class UrlConnectionHooks {
 
@@ -38,11 +38,14 @@ final class UrlConnectionHooks {
                 // It re-enters itself while reading the answer (header look-ups ask for the stream): the
                 // outermost call is the round trip. 0 when woven during a call.
                 if (s[0] > 0 && --s[0] > 0) return;
-                if (!(self instanceof HttpURLConnection) || calls.insideSpringRequest()) return;
+                if (!(self instanceof HttpURLConnection)) return;
                 int identity = System.identityHashCode(self);
                 // Marked before the status is asked for: asking re-enters this method on a failed answer.
                 if (s[1] == identity) return;
                 s[1] = identity;
+                // Marked even then: RestTemplate reads the body after its execute() returned, and that
+                // getInputStream() comes through here again, outside Spring's call.
+                if (calls.insideSpringRequest()) return;
                 HttpURLConnection c = (HttpURLConnection) self;
                 String method = c.getRequestMethod();
                 String url = String.valueOf(c.getURL());

@@ -119,7 +119,9 @@ class HttpClientProbeTest {
     /**
      * RestTemplate (and RestClient, the same request classes) on a client culprit also hooks: each
      * call counts once, with the 5xx that RestTemplate's error handler turns into an exception
-     * after the round trip. Spring Boot backs them with Apache's or the JDK's client when present.
+     * after the round trip. Spring Boot backs them with Apache's or the JDK's client when present;
+     * a plain {@code new RestTemplate()} uses HttpURLConnection, whose body stream RestTemplate asks
+     * for after its execute() returned: a service saw every such call counted twice, once at ~0 ms.
      */
     @SuppressWarnings("deprecation")  // OkHttp3ClientHttpRequestFactory: deprecated, still what some services run
     @Test
@@ -127,9 +129,11 @@ class HttpClientProbeTest {
         OkHttpClient ok = new OkHttpClient();
         RestTemplate[] templates = {new RestTemplate(new HttpComponentsClientHttpRequestFactory()),
                 new RestTemplate(new OkHttp3ClientHttpRequestFactory(ok)),
-                new RestTemplate(new JdkClientHttpRequestFactory())};
-        boolean jdk = ProbeContext.BRIDGE_ON_BOOT_PATH;  // the JDK's client is woven only then
-        int clients = jdk ? 3 : 2;
+                new RestTemplate(new JdkClientHttpRequestFactory()),
+                // The default factory: HttpURLConnection, whose body RestTemplate reads after execute() returned.
+                new RestTemplate()};
+        boolean jdk = ProbeContext.BRIDGE_ON_BOOT_PATH;  // the JDK's clients are woven only then
+        int clients = jdk ? 4 : 2;
         for (int i = 0; i < clients; i++) templates[i].getForObject(base + "/slow", String.class);  // loads the classes before the weave
         Probes p = Probes.ensure(ProbeContext.INST);
         assertThat(p.woven).anyMatch(w -> w.startsWith(CallProbe.SPRING_HTTP_REQUEST + ".execute"))
