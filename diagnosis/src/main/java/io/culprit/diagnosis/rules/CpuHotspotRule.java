@@ -87,6 +87,10 @@ public final class CpuHotspotRule implements Rule {
         boolean sameSamples = kind != null && namedCallee && callee.getValue().equals(kindTop.getValue());
         if (kind != null) detail += sameSamples ? "; that is " + kind.what
                 : "; " + n.tag(Fmt.pct((double) kindTop.getValue() / own), "profiles/cpu.collapsed") + " of it is " + kind.what;
+        // The library's own lock, taken inside the kind of work named (the JDK's XSLTC compiles one
+        // stylesheet at a time): the requests queue on it because they all do that work.
+        String kindLock = kind == null ? null : LockContentionRule.topLockTakenIn(ev, kind::matches);
+        if (kindLock != null) detail += "; the lock requests contend on most (" + kindLock + ") is taken inside it, so they also queue for it";
         boolean mapLock = mine.only(HotCallee::underMapLock).samples() * 2 >= own;
         if (mapLock) detail += "; it runs inside ConcurrentHashMap.compute or merge, holding the lock of the key's bin, so"
                 + " requests on one key take turns";
@@ -103,12 +107,16 @@ public final class CpuHotspotRule implements Rule {
                 + " once, compute what does not change once and cache it, or bound the input it accepts.";
         if (mapLock) fix += " Do the work outside the map's compute (compute the value first, then put or replace it), so"
                 + " the bin lock covers only the update.";
-        if (mapLock) b.explains("lock-contention");
+        if (mapLock || kindLock != null) b.explains("lock-contention");
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(method)
                 .summary(method + " computes in " + Fmt.pct(share) + " of all CPU samples, with nothing but the JDK and"
                         + " computing libraries below it; " + detail + ".")
                 .numbers(n.refs())
-                .explanation("No dependency or framework is involved: the request's time is this method's own"
+                .explanation(kind == HotCallee.Kind.BUSY_WAIT
+                        ? "The request waits for work done elsewhere, but on a core: a thread that polls stays runnable,"
+                        + " so the scheduler keeps giving it the CPU the working thread needs. On a busy machine every"
+                        + " poller makes the work it waits for slower, and the service's capacity falls as load rises."
+                        : "No dependency or framework is involved: the request's time is this method's own"
                         + " work, and it grows with its input (a regular expression that backtracks, a lookup in a list"
                         + " inside a loop, the same parse or hash per item). Every request that reaches it pays, and under"
                         + " load the cores it holds are what sets the service's capacity.")

@@ -8,7 +8,7 @@ import io.culprit.diagnosis.Frames;
  * whose cure is known whatever the application (a backtracking regular expression, a secure
  * random generator, password hashing, hash collisions, compression, public-key cryptography,
  * starting threads, copy-on-write collections, string concatenation in a loop, file-system calls,
- * sorting per call). Keyed to JDK and library APIs only.
+ * busy-waiting, compiling stylesheets and schemas, sorting per call). Keyed to JDK and library APIs only.
  */
 final class HotCallee {
 
@@ -73,6 +73,26 @@ final class HotCallee {
                 + " path) and serve the result from memory.",
                 "sun.nio.fs.", "java.nio.file.Files.", "java.nio.file.FileTreeWalker", "java.nio.file.FileTreeIterator",
                 "java.io.File.", "java.io.UnixFileSystem.", "java.io.WinNTFileSystem.", "java.io.FileInputStream."),
+        BUSY_WAIT("busy-waiting (a loop that polls with Thread.yield or Thread.onSpinWait)",
+                "The thread waits for another one by polling in a loop: each turn yields and comes straight back,"
+                + " so the waiting thread holds a core that the thread doing the work needs, and more waiters make"
+                + " the work slower. Block instead: wait on the result (Future.get, CompletableFuture.join, a"
+                + " CountDownLatch, BlockingQueue.take) or continue in a callback (thenApply, thenAccept).",
+                "java.lang.Thread.yield", "java.lang.Thread.onSpinWait"),
+        XML_COMPILE("compiling an XSLT stylesheet or an XML schema",
+                "The stylesheet is compiled on every call: TransformerFactory.newTransformer(source) parses the XSLT"
+                + " and, in the JDK's XSLTC, generates and loads classes for it each time. Compile it once: keep"
+                + " factory.newTemplates(source) in a field (a Templates is thread-safe) and call"
+                + " templates.newTransformer() per request, which is cheap (a Transformer is not thread-safe, so not"
+                + " shared). Likewise keep the Schema from SchemaFactory.newSchema and create a Validator per request.",
+                "com.sun.org.apache.xalan.internal.xsltc.trax.TransformerFactoryImpl.newTransformer",
+                "com.sun.org.apache.xalan.internal.xsltc.trax.TransformerFactoryImpl.newTemplates",
+                "org.apache.xalan.processor.TransformerFactoryImpl.newTransformer",
+                "org.apache.xalan.processor.TransformerFactoryImpl.newTemplates",
+                "net.sf.saxon.jaxp.SaxonTransformerFactory.newTransformer", "net.sf.saxon.jaxp.SaxonTransformerFactory.newTemplates",
+                "net.sf.saxon.TransformerFactoryImpl.newTransformer", "net.sf.saxon.TransformerFactoryImpl.newTemplates",
+                "javax.xml.validation.SchemaFactory.newSchema",
+                "com.sun.org.apache.xerces.internal.jaxp.validation.XMLSchemaFactory.newSchema"),
         SORT("sorting",
                 "The same data is sorted on every call: keep it sorted as it changes (a TreeMap, a heap, insertion"
                 + " into place), sort once and cache the result, or compute the statistic incrementally (HdrHistogram"
@@ -91,7 +111,7 @@ final class HotCallee {
             this.prefixes = prefixes;
         }
 
-        private boolean matches(String frame) {
+        boolean matches(String frame) {
             return Frames.startsWithAny(frame, prefixes);
         }
     }

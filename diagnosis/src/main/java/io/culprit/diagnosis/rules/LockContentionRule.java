@@ -76,6 +76,26 @@ public final class LockContentionRule implements Rule {
                 + (at.isEmpty() ? "" : ", waiters at " + at) + ")";
     }
 
+    /**
+     * The most-blocked lock's class when it is taken inside library code that {@code frame} matches,
+     * between the lock and the application's own frame (owner's stack, else the waiters'): then
+     * whatever runs that code per request is the cause, the lock its effect. Null otherwise.
+     */
+    public static String topLockTakenIn(Evidence ev, java.util.function.Predicate<String> frame) {
+        Optional<Table> locks = ev.table("locks");
+        if (locks.isEmpty() || locks.get().isEmpty()) return null;
+        Table t = locks.get();
+        int top = topRow(t);
+        if (top < 0) return null;
+        for (String column : new String[] {"ownerStack", "waiterStack"}) {
+            for (String f : Evidence.stack(t, top, column)) {
+                if (Frames.isApplication(f)) break;
+                if (frame.test(f)) return t.text(top, "lockClass");
+            }
+        }
+        return null;
+    }
+
     private static int topRow(Table t) {
         int top = -1;
         for (int i = 0; i < t.rows().size(); i++) {
@@ -133,6 +153,9 @@ public final class LockContentionRule implements Rule {
         boolean taskWait = tasks != null;
         String taskSite = taskWait ? tasks.text(0, "site") : null;
         String path = Frames.callPath(waiter, 3);
+        // A semaphore has no owner to name: its permits are held across whatever the holders do next.
+        boolean permits = !handOff && lock.contains("Semaphore");
+        int held = permits ? heldCall(ev, culprit) : -1;
         Numbers n = new Numbers();
         String weight = "threads spent " + n.tag(Fmt.ms(blocked), "tables/locks") + " blocked" + (Double.isFinite(share)
                 ? " (" + n.tag(Fmt.pct(share), "tables/locks") + " of request time)"
@@ -148,13 +171,17 @@ public final class LockContentionRule implements Rule {
                         + (path.isEmpty() ? "" : ", waiters at " + path)
                         + (lookup ? "; the lock is taken inside class or resource lookup" : "")
                         + second(t, top, requestMs, n) + (pool == null ? "" : pool.describe(ev, n))
-                        + (taskWait ? taskWait(tasks, n) : "") + ".")
+                        + (taskWait ? taskWait(tasks, n) : "") + (held >= 0 ? permitHolders(ev, held, n) : "") + ".")
                 .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .explanation(handOff
                         ? "Request threads hand work to another pool and park until it is done: each request pays the"
                         + " queueing and the hand-off on top of the work, and the pool's own locks and timers add to it."
                         + " The waiters' path shows which call hands off."
+                        : permits
+                        ? "Requests wait for a permit of a Semaphore, which caps how many of them run the code it guards"
+                        + " at once: the wait grows with concurrency while the CPUs stay partly idle. A semaphore has no"
+                        + " owner to name; the permits are held across what their holders do next."
                         : waitNotify
                         ? "Requests wait in Object.wait on this object until another thread notifies them: a hand-made"
                         + " pool or queue whose resources are all taken. The notifier (named as the holder) gave one back;"
@@ -165,6 +192,11 @@ public final class LockContentionRule implements Rule {
                         + " wait shorter or rarer (cache its answers, batch, a faster dependency, a timeout); the hand-off"
                         + " only moves it to another thread." + (pool != null ? " " + pool.fix : "")
                         : pool != null ? pool.fix
+                        : permits
+                        ? "The semaphore is a bulkhead that queues: requests wait for a permit while its holders work."
+                        + " Give it the permits the wanted rate needs (rate × time held, by Little's Law), or bound the"
+                        + " wait (tryAcquire with a short timeout) and reject what gets no permit (429) instead of"
+                        + " queueing request threads; keep the limit as low as what it protects needs, no lower."
                         : handOff
                         // A hand-off has no lock to shorten: the cure is not handing off what need not be.
                         ? "Run work that neither blocks nor calls out on the request thread instead of handing it to"
@@ -182,8 +214,36 @@ public final class LockContentionRule implements Rule {
                         + " structure), or shrink the critical section to the shared state only.")
                 // thread -b names a lock's holder; a hand-off has none: the call paths into the wait show who hands off.
                 .confirm(taskWait && Frames.classAndMethod(taskSite) != null ? ev.confirm("trace " + Frames.classAndMethod(taskSite) + " -n 5")
-                        : handOff ? handOffConfirm(ev, culprit) : waitNotify ? handOffConfirm(ev, Frames.firstNonJdk(waiter)) : ev.confirm("thread -b") + " or \"profiler start --event lock\"")
+                        : handOff || permits ? handOffConfirm(ev, culprit) : waitNotify ? handOffConfirm(ev, Frames.firstNonJdk(waiter)) : ev.confirm("thread -b") + " or \"profiler start --event lock\"")
                 .build();
+    }
+
+    /** The call that the code taking the permits makes most time in (calls table row), or -1. */
+    private static int heldCall(Evidence ev, String culprit) {
+        Optional<Table> calls = ev.rows("calls");
+        if (calls.isEmpty() || culprit == null) return -1;
+        String method = Frames.stripLine(culprit);
+        Table t = calls.get();
+        int best = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!Frames.stripLine(Evidence.text(t, i, "caller")).equals(method)) continue;
+            if (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs")) best = i;
+        }
+        return best;
+    }
+
+    /**
+     * What the permits are held across, and how many were busy on average: by Little's Law the calls
+     * in flight are their total time over the run's.
+     */
+    private static String permitHolders(Evidence ev, int row, Numbers n) {
+        Table t = ev.rows("calls").orElseThrow();
+        String ref = "tables/calls#" + row;
+        double count = t.number(row, "count"), total = t.number(row, "totalMs");
+        double inFlight = ev.perSecond(t, row) * total / count / 1000;
+        return "; the permit holders call " + t.text(row, "kind") + " " + SlowCallsRule.quote(t.text(row, "target")) + ", "
+                + n.tag(Fmt.ms(total / count), ref) + " each, " + n.tag(Fmt.num(inFlight), ref)
+                + " in flight on average (Little's Law): the permits, not the dependency, set the throughput";
     }
 
     /**

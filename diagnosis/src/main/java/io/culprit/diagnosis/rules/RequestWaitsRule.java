@@ -16,7 +16,8 @@ import java.util.Optional;
  * culprit does not know). A service outside the lab whose requests slept 15 ms of their 16 got
  * "no root cause found", as did one whose requests read a raw TCP backend for 30 ms of their 31:
  * nothing was hot, nothing contended, no known call was slow. JFR saw both waits with their stacks.
- * A sleep in a method whose own call failed is named as the back-off of a retry.
+ * A sleep in a method whose own call failed is named as the back-off of a retry, and a sleep
+ * inside a rate limiter as the service throttling itself.
  */
 public final class RequestWaitsRule implements Rule {
     /** A fifth of the mean request spent waiting there is worth a fix. */
@@ -63,6 +64,12 @@ public final class RequestWaitsRule implements Rule {
                     + " failed " + n.tag(Fmt.num(errors), cref) + " of " + n.tag(Fmt.num(count), cref) + " calls ("
                     + Fmt.pct(errors / count) + "): the sleeps are a retry's back-off";
         }
+        String limiter = kind.equals("sleep") ? rateLimiter(Evidence.stack(t, 0, "stack")) : null;
+        double rps = ev.stats("requests", "rps").map(s -> s.mean()).orElse(Double.NaN);
+        if (limiter != null) {
+            summary += "; the sleeps are a rate limiter's (" + Frames.shortName(limiter) + ")"
+                    + (Double.isFinite(rps) ? ", which let " + n.tag(Fmt.num(rps), "series/requests#rps") + " requests/s through" : "");
+        }
         String cls = Frames.classAndMethod(site);
         String confirm = cls == null ? null : ev.confirm("trace " + cls + " '#cost > " + Fmt.num(Math.max(1, Math.floor(perRequestMs / 2)))
                 + "'") + " (the time each call of " + Frames.shortName(site) + " spends there)";
@@ -74,7 +81,13 @@ public final class RequestWaitsRule implements Rule {
                                 + " the container can serve no more requests at once than it has threads, whatever the CPUs do."
                         : "The requests wait for a dependency reached through a client culprit's probes do not time, so no"
                                 + " call table shows it; JFR's I/O events do, with the code that waited.")
-                .fix(retried >= 0
+                .fix(limiter != null
+                        ? "The service throttles itself: " + Frames.shortName(limiter) + " makes each request sleep until a"
+                                + " permit is due, so throughput stops at the limiter's rate and latency is the queue in front of it."
+                                + " If the limit protects a dependency, set it to what that dependency can take; reject what is over"
+                                + " the limit at once (tryAcquire, answering 429 with Retry-After) instead of holding a request"
+                                + " thread asleep; and remove a limit that protects nothing."
+                        : retried >= 0
                         ? "The dependency fails, and each failure costs the request a sleep: fix or fail fast on its errors (a"
                                 + " circuit breaker stops calling a dependency that keeps failing), and retry without holding the"
                                 + " request thread: fewer attempts with a short, jittered and capped back-off, or the retry on a"
@@ -87,6 +100,22 @@ public final class RequestWaitsRule implements Rule {
                                 + " asynchronously or in parallel with the rest of the request, and give it a timeout.")
                 .confirm(confirm)
                 .build();
+    }
+
+    /**
+     * Rate limiters that sleep for their permits: Guava's RateLimiter (through Uninterruptibles),
+     * Bucket4j's blocking consume, Resilience4j's RateLimiter.
+     */
+    private static final String[] RATE_LIMITERS = {
+        "com.google.common.util.concurrent.RateLimiter.", "com.google.common.util.concurrent.SmoothRateLimiter.",
+        "io.github.bucket4j.", "io.github.resilience4j.ratelimiter."
+    };
+
+    /** The outermost rate limiter frame of a wait's stack (top frame first), or null. */
+    private static String rateLimiter(java.util.List<String> stack) {
+        String found = null;
+        for (String f : stack) if (Frames.startsWithAny(f, RATE_LIMITERS)) found = Frames.stripLine(f);
+        return found;
     }
 
     /**

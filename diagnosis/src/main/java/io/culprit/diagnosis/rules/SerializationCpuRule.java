@@ -72,17 +72,23 @@ public final class SerializationCpuRule implements Rule {
         // Who parses or writes: the application method above the serializer, when most of its samples have one.
         String app = applicationCaller(ev);
         boolean reading = app != null && parses(ev, app);
-        String source = reading ? sourceCall(ev, app) : null;
+        boolean copy = app != null && deepCopy(ev, app);
+        String source = reading && !copy ? sourceCall(ev, app) : null;
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(app != null ? app : frame)
                 .evidence("tables/cpu-hotspots#" + top)
                 .summary(frame + " is on the stack in " + Fmt.pct(share) + " of CPU samples ("
                         + Fmt.pct(t.number(top, "selfShare")) + " self)"
-                        + (app == null ? "" : (reading ? ", parsing for " : ", serializing for ") + app)
+                        + (app == null ? "" : copy ? ", in " + app + ", which copies objects by writing them with"
+                        + " ObjectOutputStream and reading them back with ObjectInputStream" : (reading ? ", parsing for " : ", serializing for ") + app)
                         + (source == null ? "" : ", what its " + source + " returns") + ".")
                 .number(Fmt.pct(t.number(top, "selfShare")), "tables/cpu-hotspots#" + top)
                 .explanation("Serialization cost grows with payload size and object-graph depth; large responses,"
                         + " repeated mapping of the same data, or reflection-heavy settings make it dominate CPU.")
-                .fix(reading ? "The request parses a large payload each time: parse it once and keep the parsed form (cache it,"
+                .fix(copy ? "A deep copy through Java serialization writes and parses the whole object graph, field by"
+                        + " field through reflection, on every call: share the data read-only instead (immutable objects,"
+                        + " unmodifiable views), or copy only what the request changes, with copy constructors or a"
+                        + " generated mapper (MapStruct)."
+                        : reading ? "The request parses a large payload each time: parse it once and keep the parsed form (cache it,"
                         + " refreshed when the data changes), read only the part the request needs (smaller keys or documents,"
                         + " a streaming JsonParser), or bind it to types with only the fields used."
                         : "Send less (pagination, projections), cache serialized forms of hot immutable data, reuse"
@@ -108,6 +114,18 @@ public final class SerializationCpuRule implements Rule {
         long read = p.only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(f -> isSerialization(f) && reads(f))).samples();
         long all = p.only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(SerializationCpuRule::isSerialization)).samples();
         return all > 0 && read * 2 >= all;
+    }
+
+    /**
+     * Whether {@code app} both writes with ObjectOutputStream and reads with ObjectInputStream, each
+     * in a fifth of its serialization samples: a deep copy (SerializationUtils.clone and its kin).
+     */
+    private static boolean deepCopy(Evidence ev, String app) {
+        io.culprit.diagnosis.CpuProfile p = ev.cpuProfileIfAny().orElseThrow();
+        long all = p.only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(SerializationCpuRule::isSerialization)).samples();
+        long out = p.only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(f -> f.startsWith("java.io.ObjectOutputStream"))).samples();
+        long in = p.only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(f -> f.startsWith("java.io.ObjectInputStream"))).samples();
+        return all > 0 && out * 5 >= all && in * 5 >= all;
     }
 
     private static boolean under(String[] stack, String method) {

@@ -66,6 +66,20 @@ public final class RequestWaitCollector implements EventCollector {
         "java.util.concurrent.FutureTask.run", "java.util.concurrent.CompletableFuture$Async", "java.util.concurrent.ForkJoinTask.doExec"
     };
 
+    /**
+     * Libraries that sleep for their caller (Guava's RateLimiter through Uninterruptibles, Bucket4j,
+     * commons-lang's ThreadUtils): the wait was decided by the code that called them. A service whose
+     * requests queued in a RateLimiter was told the culprit was Uninterruptibles.sleepUninterruptibly.
+     */
+    private static final String[] WAIT_HELPERS = {
+        "com.google.common.util.concurrent.", "io.github.bucket4j.", "org.apache.commons.lang3.ThreadUtils."
+    };
+
+    private static boolean waitHelper(String frame) {
+        for (String p : WAIT_HELPERS) if (frame.startsWith(p)) return true;
+        return false;
+    }
+
     private final Map<String, Row> rows = new HashMap<>();
     private final Map<String, Row> taskRows = new HashMap<>();
 
@@ -86,7 +100,9 @@ public final class RequestWaitCollector implements EventCollector {
         String site = null;
         for (String f : stack) {
             if (ClientLibraries.isProbed(f)) return;
-            if (site == null && !Frames.isJdk(f) && !ClientLibraries.isClient(f)) site = Frames.method(f);
+            if (site == null && !Frames.isJdk(f) && !ClientLibraries.isClient(f) && !waitHelper(f)) {
+                site = Frames.method(f);
+            }
         }
         String kind, target;
         switch (type) {
