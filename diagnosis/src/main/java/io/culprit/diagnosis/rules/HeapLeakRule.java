@@ -76,6 +76,14 @@ public final class HeapLeakRule implements Rule {
                     + ": the live set is not growing.").build();
         }
         Numbers leak = new Numbers();
+        String unreachable = unreachable(ev, leak);
+        if (unreachable != null) {
+            // The floor rose, but what rose it is no longer held: a leak's survivors are reachable.
+            return b.severity(Severity.INFO).numbers(leak.refs()).evidence("tables/old-objects")
+                    .summary(floors + ", growing " + leak.tag(Fmt.num(slope), ref) + " MB/s (r = " + Fmt.num(r) + "), but "
+                            + unreachable + ": garbage promoted to the old generation that no old-generation collection has"
+                            + " reclaimed yet, not a leak.").build();
+        }
         String rate = leak.tag(Fmt.num(slope), ref) + " MB/s";
         String fill = Double.isFinite(fillS) ? "; at that rate the " + leak.tag(Fmt.num(maxMb), "series/heap#maxMb")
                 + " MB heap is full in " + duration(fillS) : "";
@@ -96,21 +104,43 @@ public final class HeapLeakRule implements Rule {
                         + " Caffeine's maximumSize or expireAfterWrite), remove what is done with, or keep it outside the heap."
                         + " Do not size the heap up for it.")
                 .confirm(ev.confirm("dashboard -n 6 -i 10000") + " (the heap's AFTER GC column keeps rising from frame to frame)");
-        if (site != null) b.evidence("tables/old-objects#0");
+        if (site != null) b.evidence(site.ref);
         b.culprit(site != null && site.site != null ? site.site : "objects kept past their request");
         return b.build();
     }
 
+    /** Below this share of reachable survivors, the sample says the growth is garbage, not kept objects. */
+    static final double MAX_ROOTED_SHARE_FOR_GARBAGE = 0.1;
+
+    /**
+     * "none of the 111 object samples that survived the run is still reachable ..." when JFR
+     * searched the samples' paths to GC roots and (almost) none has one; null otherwise, or without
+     * that search (a recording with cutoff 0 tells nothing of reachability).
+     */
+    static String unreachable(Evidence ev, Numbers n) {
+        Optional<Table> old = ev.rows("old-objects");
+        if (old.isEmpty()) return null;
+        Table t = old.get();
+        double samples = Evidence.meta(t, "samples"), rooted = Evidence.meta(t, "rooted");
+        if (!Boolean.TRUE.equals(t.meta().get("paths")) || !(samples >= MIN_SAMPLES) || !(rooted <= MAX_ROOTED_SHARE_FOR_GARBAGE * samples)) {
+            return null;
+        }
+        return (rooted == 0 ? "none" : "only " + n.tag(Fmt.num(rooted), "tables/old-objects")) + " of the "
+                + n.tag(Fmt.num(samples), "tables/old-objects") + " object samples that survived the run "
+                + (rooted == 1 ? "is" : rooted == 0 ? "is" : "are") + " still reachable (JFR searched each one's path to a GC root)";
+    }
+
     /** What survived: {@code site} null when the samples had no stacks; {@code what} the type and, with stacks, its site. */
     static final class Site {
-        final String site, text, what;
+        final String site, text, what, ref;
         final double share;
 
-        Site(String site, String text, String what, double share) {
+        Site(String site, String text, String what, double share, String ref) {
             this.site = site;
             this.text = text;
             this.what = what;
             this.share = share;
+            this.ref = ref;
         }
     }
 
@@ -120,15 +150,24 @@ public final class HeapLeakRule implements Rule {
         if (old.isEmpty()) return null;
         Table t = old.get();
         double samples = Evidence.meta(t, "samples");
-        double share = t.number(0, "share");
-        if (!(samples >= MIN_SAMPLES) || !(share >= MIN_SITE_SHARE)) return null;
-        String site = t.text(0, "site");
-        String cls = Evidence.text(t, 0, "topClass");
+        // With paths to GC roots, the site is the one whose survivors are still held, among those alone.
+        double rootedAll = Boolean.TRUE.equals(t.meta().get("paths")) ? Evidence.meta(t, "rooted") : Double.NaN;
+        boolean byRoots = rootedAll > 0;
+        int top = 0;
+        if (byRoots) {
+            for (int i = 1; i < t.rows().size(); i++) if (t.number(i, "rooted") > t.number(top, "rooted")) top = i;
+        }
+        double counted = byRoots ? rootedAll : samples;
+        double share = byRoots ? t.number(top, "rooted") / rootedAll : t.number(top, "share");
+        if (!(counted >= MIN_SAMPLES) || !(share >= MIN_SITE_SHARE)) return null;
+        String site = t.text(top, "site");
+        String cls = Evidence.text(t, top, "topClass");
         // A recording without stacks for these samples (JDK's default.jfc) still says what was kept.
         boolean located = !site.startsWith("(");
         String what = (cls.isEmpty() ? "objects" : cls) + (located ? " allocated at " + site : "");
-        return new Site(located ? site : null, n.tag(Fmt.pct(share), "tables/old-objects#0") + " of the "
-                + n.tag(Fmt.num(samples), "tables/old-objects") + " object samples that survived the run were " + what, what, share);
+        return new Site(located ? site : null, n.tag(Fmt.pct(share), "tables/old-objects#" + top) + " of the "
+                + n.tag(Fmt.num(counted), "tables/old-objects") + (byRoots ? " object samples still reachable at the end of the run"
+                : " object samples that survived the run") + " were " + what, what, share, "tables/old-objects#" + top);
     }
 
     private static double pausedShare(Evidence ev) {

@@ -38,6 +38,46 @@ class HeapLeakRuleTest {
         assertThat(f.fix()).contains("byte[] allocated at shop.Receipts.issue", "Do not size the heap up");
     }
 
+    /**
+     * The same rising floor, but JFR searched the survivors' paths to GC roots and found none: the
+     * rise is promoted garbage no old collection has reached yet (a stylesheet compiled per request,
+     * 15 s before G1's first concurrent cycle, read as a CRITICAL leak). With roots, the site named
+     * is the one whose survivors are still held.
+     */
+    @Test
+    void survivorsThatNoGcRootReachesAreGarbageNotALeak() {
+        double[] after = new double[12];
+        for (int i = 0; i < after.length; i++) after[i] = 60 + 5 * i;
+        Finding f = new HeapLeakRule().evaluate(CaseBuilder.in(dir, 12, 2)
+                .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(12, 256))
+                .tableWithMeta("old-objects", Map.of("samples", 111, "paths", true, "rooted", 0),
+                        row("site", "shop.Api.xslt", "topClass", "byte[]", "samples", 82, "share", 0.74, "rooted", 0),
+                        row("site", "shop.Other.x", "topClass", "byte[]", "samples", 29, "share", 0.26, "rooted", 0))
+                .evidence());
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+        assertThat(f.summary()).contains("growing 5 MB/s", "but none of the 111 object samples that survived the run is still"
+                + " reachable (JFR searched each one's path to a GC root): garbage promoted to the old generation");
+        assertThat(f.explains()).isEmpty();
+
+        f = new HeapLeakRule().evaluate(CaseBuilder.in(dir.resolve("b"), 12, 2)
+                .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(12, 256))
+                .tableWithMeta("old-objects", Map.of("samples", 200, "paths", true, "rooted", 60),
+                        row("site", "shop.Api.render", "topClass", "byte[]", "samples", 140, "share", 0.7, "rooted", 2),
+                        row("site", "shop.Receipts.issue", "topClass", "byte[]", "samples", 60, "share", 0.3, "rooted", 58))
+                .evidence());
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("shop.Receipts.issue");
+        assertThat(f.summary()).contains("97 % of the 60 object samples still reachable at the end of the run were byte[] allocated at"
+                + " shop.Receipts.issue");
+        // Without the search (cutoff 0), unrooted samples say nothing.
+        f = new HeapLeakRule().evaluate(CaseBuilder.in(dir.resolve("c"), 12, 2)
+                .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(12, 256))
+                .tableWithMeta("old-objects", Map.of("samples", 111, "paths", false, "rooted", 0),
+                        row("site", "shop.Api.xslt", "topClass", "byte[]", "samples", 82, "share", 0.74, "rooted", 0))
+                .evidence());
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+    }
+
     /** Growth that is small against a big heap is not told from drift; a slow leak watched for 5 min is a warning. */
     @Test
     void aLeakFarFromFillingTheHeapIsAWarning() {

@@ -22,8 +22,11 @@ import jdk.jfr.consumer.RecordedObject;
  * then takes few newer ones (a leak at 200 req/s left 236 of its 242 samples in the 5 s warm-up,
  * 6 in the 15 s measured). Samples allocated after the observation ends are left out. A site is
  * the first frame outside the JDK, as in {@link AllocationCollector}.
- * Without paths to GC roots (cutoff 0, which costs no heap walk), the table says what was kept and
- * who made it, not what holds it.
+ * When the recording searched for paths to GC roots (a {@code cutoff} above 0 in its
+ * {@code jdk.ActiveSetting}s: meta {@code paths}), {@code rooted} counts the samples still
+ * reachable: a leak's are, garbage that only an old-generation collection would free is not.
+ * Without that search every sample reads as unrooted, and the table says what was kept and who
+ * made it, not whether it is still held.
  */
 public final class OldObjectCollector implements EventCollector {
     private static final int TOP = 10;
@@ -32,31 +35,42 @@ public final class OldObjectCollector implements EventCollector {
         final long allocatedMs;
         final String site, type;
         final List<String> stack;
+        final boolean rooted;
 
-        Sample(long allocatedMs, String site, String type, List<String> stack) {
+        Sample(long allocatedMs, String site, String type, List<String> stack, boolean rooted) {
             this.allocatedMs = allocatedMs;
             this.site = site;
             this.type = type;
             this.stack = stack;
+            this.rooted = rooted;
         }
     }
 
     private final List<Sample> samples = new ArrayList<>();
     /** When the samples were written: the recording's stop, the end of their lives so far. */
     private long emittedMs = Long.MIN_VALUE;
+    /** Whether a recording in the file searched for the samples' paths to GC roots. */
+    private boolean paths;
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.OldObjectSample");
+        return Set.of("jdk.OldObjectSample", "jdk.ActiveSetting");
     }
 
     @Override
     public void accept(RecordedEvent e) {
+        if (e.getEventType().getName().equals("jdk.ActiveSetting")) {
+            // Only the leak profiler has a "cutoff"; "0 ns" means no search (culprit.jfc's, JDK's default).
+            String value = "cutoff".equals(e.getString("name")) ? e.getString("value") : null;
+            if (value != null && !value.trim().startsWith("0")) paths = true;
+            return;
+        }
         if (!e.hasField("allocationTime")) return;
         List<String> stack = Frames.of(e.getStackTrace());
         for (String f : stack) if (f.startsWith("io.culprit.agent.")) return;  // culprit's own, as in AllocationCollector
         String site = stack.isEmpty() ? "(no stack)" : Frames.method(Frames.topNonJdk(stack));
-        samples.add(new Sample(e.getInstant("allocationTime").toEpochMilli(), site, type(e), stack));
+        boolean rooted = e.hasField("root") && e.getValue("root") != null;
+        samples.add(new Sample(e.getInstant("allocationTime").toEpochMilli(), site, type(e), stack, rooted));
         emittedMs = Math.max(emittedMs, EventCollector.epochMs(e));
     }
 
@@ -69,11 +83,12 @@ public final class OldObjectCollector implements EventCollector {
     @Override
     public List<Table> tables(Observation o) {
         Map<String, List<Sample>> bySite = new HashMap<>();
-        int counted = 0;
+        int counted = 0, rootedAll = 0;
         for (Sample s : samples) {
             if (s.allocatedMs > o.endMs()) continue;
             bySite.computeIfAbsent(s.site, k -> new ArrayList<>()).add(s);
             counted++;
+            if (s.rooted) rootedAll++;
         }
         if (samples.isEmpty()) return List.of();
         List<Map.Entry<String, List<Sample>>> sorted = new ArrayList<>(bySite.entrySet());
@@ -84,7 +99,9 @@ public final class OldObjectCollector implements EventCollector {
             Map<String, Integer> types = new HashMap<>();
             StackCounter stacks = new StackCounter();
             long[] allocated = new long[ss.size()];
+            int rooted = 0;
             for (int i = 0; i < ss.size(); i++) {
+                if (ss.get(i).rooted) rooted++;
                 types.merge(ss.get(i).type, 1, Integer::sum);
                 stacks.add(ss.get(i).stack);
                 allocated[i] = ss.get(i).allocatedMs;
@@ -95,6 +112,7 @@ public final class OldObjectCollector implements EventCollector {
             r.put("topClass", types.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null));
             r.put("samples", ss.size());
             r.put("share", (double) ss.size() / counted);
+            r.put("rooted", rooted);
             // When in the observation the survivors were allocated: young garbage no collection reached
             // yet sits at its end. The JVM's queue fills with the first survivors and then takes a new
             // candidate only over the sample that stands for the fewest bytes, so a leak's sit early.
@@ -106,7 +124,9 @@ public final class OldObjectCollector implements EventCollector {
         Map<String, Object> meta = o.meta();
         meta.put("samples", counted);
         meta.put("samplesAll", samples.size());
+        meta.put("paths", paths || rootedAll > 0);  // JFR.dump path-to-gc-roots=true searches without the setting
+        meta.put("rooted", rootedAll);
         if (emittedMs != Long.MIN_VALUE) meta.put("emittedMs", emittedMs);
-        return List.of(new Table("old-objects", List.of("site", "topClass", "samples", "share", "firstS", "medianS", "stack"), rows, meta));
+        return List.of(new Table("old-objects", List.of("site", "topClass", "samples", "share", "rooted", "firstS", "medianS", "stack"), rows, meta));
     }
 }
