@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * before this session's rules, a request polling with Thread.yield and a stylesheet compiled per
  * request got the generic hotspot fix (quadratic lookups, regular expressions); a Guava RateLimiter
  * was named as Uninterruptibles.sleepUninterruptibly; a Semaphore bulkhead got "take the lock off
- * the per-request path"; a deep copy through Java serialization got the fix for parsing a payload.
+ * the per-request path"; a deep copy through Java serialization got the fix for parsing a payload;
+ * and the stylesheet compiles, diagnosed 15 s after the service started, read as a CRITICAL leak.
  */
 class OutsideWaitingAndCopyingTest {
 
@@ -41,6 +42,19 @@ class OutsideWaitingAndCopyingTest {
         assertThat(f.explains()).contains("lock-contention");
         assertThat(new LockContentionRule().evaluate(Fixtures.evidence("outside-xslt-compile")).summary())
                 .contains("on java.lang.Class (monitor", "held at blind8.Api.xslt:71");
+    }
+
+    /**
+     * The same service 15 s after its start: the heap after GC rose 33 → 65 MB (r = 0.9) with the
+     * translets' bytecode, which only an old-generation collection frees, and read as a CRITICAL
+     * leak. JFR's search for paths to GC roots found 1 of the 205 survivors still reachable.
+     */
+    @Test
+    void aRisingFloorOfUnreachableSurvivorsIsPromotedGarbageNotALeak() {
+        Finding f = new HeapLeakRule().evaluate(Fixtures.evidence("outside-xslt-compile"));
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+        assertThat(f.summary()).contains("32.9 MB at its lowest in the first third of the run and 65.2 MB in the last",
+                "but only 1 of the 205 object samples that survived the run is still reachable", "not a leak");
     }
 
     @Test
