@@ -21,15 +21,9 @@ class HeapLeakRuleTest {
     /** 60 MB growing 5 MB/s for 12 s in a 256 MB heap, with a dominant site among the surviving samples. */
     @Test
     void aSteadilyRisingFloorIsALeakNamingTheSiteOfTheSurvivors() {
-        double[] after = new double[12];
-        for (int i = 0; i < after.length; i++) after[i] = 60 + 5 * i;
-        Finding f = new HeapLeakRule().evaluate(CaseBuilder.in(dir, 12, 2)
-                .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(12, 256))
-                .series("requests", 1000, "rps", flat(12, 100))
-                .tableWithMeta("old-objects", Map.of("samples", 200),
-                        row("site", "shop.Receipts.issue", "topClass", "byte[]", "samples", 170, "share", 0.85),
-                        row("site", "shop.Other.x", "topClass", "java.lang.String", "samples", 30, "share", 0.15))
-                .evidence());
+        Finding f = risingFloorWith(dir, Map.of("samples", 200),
+                row("site", "shop.Receipts.issue", "topClass", "byte[]", "samples", 170, "share", 0.85),
+                row("site", "shop.Other.x", "topClass", "java.lang.String", "samples", 30, "share", 0.15));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.summary()).contains("was 60 MB at its lowest in the first third of the run and 100 MB in the last", "growing 5 MB/s, 51.2 KB per request (r = 1)",
                 "the 256 MB heap is full in 28.2 s", "85 % of the 200 object samples that survived the run were byte[] allocated at shop.Receipts.issue");
@@ -46,36 +40,37 @@ class HeapLeakRuleTest {
      */
     @Test
     void survivorsThatNoGcRootReachesAreGarbageNotALeak() {
-        double[] after = new double[12];
-        for (int i = 0; i < after.length; i++) after[i] = 60 + 5 * i;
-        Finding f = new HeapLeakRule().evaluate(CaseBuilder.in(dir, 12, 2)
-                .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(12, 256))
-                .tableWithMeta("old-objects", Map.of("samples", 111, "paths", true, "rooted", 0),
-                        row("site", "shop.Api.xslt", "topClass", "byte[]", "samples", 82, "share", 0.74, "rooted", 0),
-                        row("site", "shop.Other.x", "topClass", "byte[]", "samples", 29, "share", 0.26, "rooted", 0))
-                .evidence());
+        Finding f = risingFloorWith(dir, Map.of("samples", 111, "paths", true, "rooted", 0),
+                row("site", "shop.Api.xslt", "topClass", "byte[]", "samples", 82, "share", 0.74, "rooted", 0),
+                row("site", "shop.Other.x", "topClass", "byte[]", "samples", 29, "share", 0.26, "rooted", 0));
         assertThat(f.severity()).isEqualTo(Severity.INFO);
         assertThat(f.summary()).contains("growing 5 MB/s", "but none of the 111 object samples that survived the run is still"
                 + " reachable (JFR searched each one's path to a GC root): garbage promoted to the old generation");
         assertThat(f.explains()).isEmpty();
 
-        f = new HeapLeakRule().evaluate(CaseBuilder.in(dir.resolve("b"), 12, 2)
-                .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(12, 256))
-                .tableWithMeta("old-objects", Map.of("samples", 200, "paths", true, "rooted", 60),
-                        row("site", "shop.Api.render", "topClass", "byte[]", "samples", 140, "share", 0.7, "rooted", 2),
-                        row("site", "shop.Receipts.issue", "topClass", "byte[]", "samples", 60, "share", 0.3, "rooted", 58))
-                .evidence());
+        f = risingFloorWith(dir.resolve("b"), Map.of("samples", 200, "paths", true, "rooted", 60),
+                row("site", "shop.Api.render", "topClass", "byte[]", "samples", 140, "share", 0.7, "rooted", 2),
+                row("site", "shop.Receipts.issue", "topClass", "byte[]", "samples", 60, "share", 0.3, "rooted", 58));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.culprit()).isEqualTo("shop.Receipts.issue");
         assertThat(f.summary()).contains("97 % of the 60 object samples still reachable at the end of the run were byte[] allocated at"
                 + " shop.Receipts.issue");
         // Without the search (cutoff 0), unrooted samples say nothing.
-        f = new HeapLeakRule().evaluate(CaseBuilder.in(dir.resolve("c"), 12, 2)
-                .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(12, 256))
-                .tableWithMeta("old-objects", Map.of("samples", 111, "paths", false, "rooted", 0),
-                        row("site", "shop.Api.xslt", "topClass", "byte[]", "samples", 82, "share", 0.74, "rooted", 0))
-                .evidence());
+        f = risingFloorWith(dir.resolve("c"), Map.of("samples", 111, "paths", false, "rooted", 0),
+                row("site", "shop.Api.xslt", "topClass", "byte[]", "samples", 82, "share", 0.74, "rooted", 0));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+    }
+
+    /** heap-leak on 60 MB growing 5 MB/s for 12 s in a 256 MB heap, with these old-objects rows. */
+    @SafeVarargs
+    private static Finding risingFloorWith(Path d, Map<String, Object> meta, Map<String, Object>... rows) {
+        double[] after = new double[12];
+        for (int i = 0; i < after.length; i++) after[i] = 60 + 5 * i;
+        return new HeapLeakRule().evaluate(CaseBuilder.in(d, 12, 2)
+                .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(12, 256))
+                .series("requests", 1000, "rps", flat(12, 100))
+                .tableWithMeta("old-objects", meta, rows)
+                .evidence());
     }
 
     /** Growth that is small against a big heap is not told from drift; a slow leak watched for 5 min is a warning. */
