@@ -13,7 +13,8 @@ import java.util.List;
  * through it, and it calls itself while it reads the answer, so only the outermost call is timed.
  * A connection answers once: a later call returns the stream it already has and is not a call,
  * so each connection is recorded once per thread. RestTemplate on this client is
- * left to Spring's hook, including the body it asks for after its own call has returned. A JDK class: woven by exact name, its types used directly.
+ * left to Spring's hook, including the body it asks for after its own call has returned. A JDK
+ * class: woven by exact name, its types used directly.
  */
 final class UrlConnectionHooks {
 

@@ -127,7 +127,7 @@ public final class HeapLeakRule implements Rule {
         }
         return (rooted == 0 ? "none" : "only " + n.tag(Fmt.num(rooted), "tables/old-objects")) + " of the "
                 + n.tag(Fmt.num(samples), "tables/old-objects") + " object samples that survived the run "
-                + (rooted == 1 ? "is" : rooted == 0 ? "is" : "are") + " still reachable (JFR searched each one's path to a GC root)";
+                + (rooted <= 1 ? "is" : "are") + " still reachable (JFR searched each one's path to a GC root)";
     }
 
     /** What survived: {@code site} null when the samples had no stacks; {@code what} the type and, with stacks, its site. */

@@ -154,7 +154,7 @@ public final class LockContentionRule implements Rule {
         String taskSite = taskWait ? tasks.text(0, "site") : null;
         String path = Frames.callPath(waiter, 3);
         // A semaphore has no owner to name: its permits are held across whatever the holders do next.
-        boolean permits = !handOff && lock.contains("Semaphore");
+        boolean permits = !handOff && lock != null && lock.contains("Semaphore");
         int held = permits ? heldCall(ev, culprit) : -1;
         Numbers n = new Numbers();
         String weight = "threads spent " + n.tag(Fmt.ms(blocked), "tables/locks") + " blocked" + (Double.isFinite(share)
