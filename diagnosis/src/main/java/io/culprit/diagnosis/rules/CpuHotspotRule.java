@@ -112,10 +112,7 @@ public final class CpuHotspotRule implements Rule {
                 .summary(method + " computes in " + Fmt.pct(share) + " of all CPU samples, with nothing but the JDK and"
                         + " computing libraries below it; " + detail + ".")
                 .numbers(n.refs())
-                .explanation(kind == HotCallee.Kind.BUSY_WAIT
-                        ? "The request waits for work done elsewhere, but on a core: a thread that polls stays runnable,"
-                        + " so the scheduler keeps giving it the CPU the working thread needs. On a busy machine every"
-                        + " poller makes the work it waits for slower, and the service's capacity falls as load rises."
+                .explanation(kind != null && kind.why() != null ? kind.why()
                         : "No dependency or framework is involved: the request's time is this method's own"
                         + " work, and it grows with its input (a regular expression that backtracks, a lookup in a list"
                         + " inside a loop, the same parse or hash per item). Every request that reaches it pays, and under"

@@ -121,13 +121,16 @@ public final class HeapLeakRule implements Rule {
         Optional<Table> old = ev.rows("old-objects");
         if (old.isEmpty()) return null;
         Table t = old.get();
-        double samples = Evidence.meta(t, "samples"), rooted = Evidence.meta(t, "rooted");
-        if (!Boolean.TRUE.equals(t.meta().get("paths")) || !(samples >= MIN_SAMPLES) || !(rooted <= MAX_ROOTED_SHARE_FOR_GARBAGE * samples)) {
-            return null;
-        }
+        double samples = Evidence.meta(t, "samples"), rooted = rooted(t);
+        if (!(samples >= MIN_SAMPLES) || !(rooted <= MAX_ROOTED_SHARE_FOR_GARBAGE * samples)) return null;
         return (rooted == 0 ? "none" : "only " + n.tag(Fmt.num(rooted), "tables/old-objects")) + " of the "
                 + n.tag(Fmt.num(samples), "tables/old-objects") + " object samples that survived the run "
                 + (rooted <= 1 ? "is" : "are") + " still reachable (JFR searched each one's path to a GC root)";
+    }
+
+    /** The reachable survivors when JFR searched their paths to GC roots; NaN without that search. */
+    private static double rooted(Table oldObjects) {
+        return Boolean.TRUE.equals(oldObjects.meta().get("paths")) ? Evidence.meta(oldObjects, "rooted") : Double.NaN;
     }
 
     /** What survived: {@code site} null when the samples had no stacks; {@code what} the type and, with stacks, its site. */
@@ -151,7 +154,7 @@ public final class HeapLeakRule implements Rule {
         Table t = old.get();
         double samples = Evidence.meta(t, "samples");
         // With paths to GC roots, the site is the one whose survivors are still held, among those alone.
-        double rootedAll = Boolean.TRUE.equals(t.meta().get("paths")) ? Evidence.meta(t, "rooted") : Double.NaN;
+        double rootedAll = rooted(t);
         boolean byRoots = rootedAll > 0;
         int top = 0;
         if (byRoots) {

@@ -78,7 +78,14 @@ final class HotCallee {
                 + " so the waiting thread holds a core that the thread doing the work needs, and more waiters make"
                 + " the work slower. Block instead: wait on the result (Future.get, CompletableFuture.join, a"
                 + " CountDownLatch, BlockingQueue.take) or continue in a callback (thenApply, thenAccept).",
-                "java.lang.Thread.yield", "java.lang.Thread.onSpinWait"),
+                "java.lang.Thread.yield", "java.lang.Thread.onSpinWait") {
+            @Override
+            String why() {
+                return "The request waits for work done elsewhere, but on a core: a thread that polls stays runnable,"
+                        + " so the scheduler keeps giving it the CPU the working thread needs. On a busy machine every"
+                        + " poller makes the work it waits for slower, and the service's capacity falls as load rises.";
+            }
+        },
         XML_COMPILE("compiling an XSLT stylesheet or an XML schema",
                 "The stylesheet is compiled on every call: TransformerFactory.newTransformer(source) parses the XSLT"
                 + " and, in the JDK's XSLTC, generates and loads classes for it each time. Compile it once: keep"
@@ -109,6 +116,11 @@ final class HotCallee {
             this.what = what;
             this.fix = fix;
             this.prefixes = prefixes;
+        }
+
+        /** Why this kind costs what it does, when that differs from plain computation; null otherwise. */
+        String why() {
+            return null;
         }
 
         boolean matches(String frame) {

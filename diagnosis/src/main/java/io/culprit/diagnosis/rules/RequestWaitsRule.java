@@ -65,8 +65,8 @@ public final class RequestWaitsRule implements Rule {
                     + Fmt.pct(errors / count) + "): the sleeps are a retry's back-off";
         }
         String limiter = kind.equals("sleep") ? rateLimiter(Evidence.stack(t, 0, "stack")) : null;
-        double rps = ev.stats("requests", "rps").map(s -> s.mean()).orElse(Double.NaN);
         if (limiter != null) {
+            double rps = ev.stats("requests", "rps").map(s -> s.mean()).orElse(Double.NaN);
             summary += "; the sleeps are a rate limiter's (" + Frames.shortName(limiter) + ")"
                     + (Double.isFinite(rps) ? ", which let " + n.tag(Fmt.num(rps), "series/requests#rps") + " requests/s through" : "");
         }

@@ -121,10 +121,11 @@ public final class SerializationCpuRule implements Rule {
      * in a fifth of its serialization samples: a deep copy (SerializationUtils.clone and its kin).
      */
     private static boolean deepCopy(Evidence ev, String app) {
-        io.culprit.diagnosis.CpuProfile p = ev.cpuProfileIfAny().orElseThrow();
-        long all = p.only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(SerializationCpuRule::isSerialization)).samples();
-        long out = p.only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(f -> f.startsWith("java.io.ObjectOutputStream"))).samples();
-        long in = p.only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(f -> f.startsWith("java.io.ObjectInputStream"))).samples();
+        io.culprit.diagnosis.CpuProfile mine = ev.cpuProfileIfAny().orElseThrow()
+                .only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(SerializationCpuRule::isSerialization));
+        long all = mine.samples();
+        long out = mine.only(st -> Frames.mentions(java.util.Arrays.asList(st), "java.io.ObjectOutputStream")).samples();
+        long in = mine.only(st -> Frames.mentions(java.util.Arrays.asList(st), "java.io.ObjectInputStream")).samples();
         return all > 0 && out * 5 >= all && in * 5 >= all;
     }
 
