@@ -10,6 +10,7 @@ import io.culprit.jfr.collect.ExceptionCollector;
 import io.culprit.jfr.collect.GcCollector;
 import io.culprit.jfr.collect.HeapCollector;
 import io.culprit.jfr.collect.HotspotCollector;
+import io.culprit.jfr.collect.JitCollector;
 import io.culprit.jfr.collect.JvmInfoCollector;
 import io.culprit.jfr.collect.LockCollector;
 import io.culprit.jfr.collect.Observation;
@@ -39,7 +40,7 @@ public final class JfrEvidence {
     private final List<EventCollector> collectors = List.of(new GcCollector(), new HeapCollector(),
             new RuntimeCollector(), exceptions, classLoading, new LockCollector(), new HotspotCollector(),
             new AllocationCollector(), new OldObjectCollector(), new DbWaitCollector(), new RequestWaitCollector(),
-            new ThreadStartCollector(), jvm);
+            new ThreadStartCollector(), new JitCollector(), jvm);
     private final Map<String, List<EventCollector>> byEvent = new HashMap<>();
     private long firstMs = Long.MAX_VALUE;
     private long lastMs = Long.MIN_VALUE;

@@ -16,7 +16,10 @@ public final class JfrFiles {
      * started early. The collectors need them whatever the window.
      */
     static final Set<String> TIMELESS = Set.of("jdk.JVMInformation", "jdk.CPUInformation", "jdk.GCConfiguration",
-            "jdk.GCHeapConfiguration", "jdk.UnsignedIntFlag", "jdk.UnsignedLongFlag");
+            "jdk.GCHeapConfiguration", "jdk.UnsignedIntFlag", "jdk.UnsignedLongFlag",
+            // The code cache's readings at the chunk's ends, and a fill during the warm-up: the
+            // compiler it stopped stays stopped in the window.
+            "jdk.CodeCacheConfiguration", "jdk.CodeCacheStatistics", "jdk.CodeCacheFull");
     /**
      * Events the JVM writes only when the recording stops, after the window: JFR's leak profiler
      * emits its surviving samples then (their allocation times say where in the window they began).

@@ -8,7 +8,8 @@ import io.culprit.diagnosis.Frames;
  * whose cure is known whatever the application (a backtracking regular expression, a secure
  * random generator, password hashing, hash collisions, compression, public-key cryptography,
  * starting threads, copy-on-write collections, string concatenation in a loop, file-system calls,
- * busy-waiting, compiling stylesheets and schemas, sorting per call). Keyed to JDK and library APIs only.
+ * unbuffered reads a byte at a time, busy-waiting, compiling stylesheets and schemas, sorting per
+ * call). Keyed to JDK and library APIs only.
  */
 final class HotCallee {
 
@@ -66,6 +67,18 @@ final class HotCallee {
                 + " quadratic in its final length. Build it with one StringBuilder (sized up front when the length is"
                 + " known), String.join or Collectors.joining, or write the pieces straight to the response's stream.",
                 "java.lang.StringConcatHelper.", "java.lang.String.concat"),
+        SINGLE_BYTE_IO("reading or writing a file a byte at a time (a system call per byte)",
+                "The code reads the file through an unbuffered stream one byte at a time: each FileInputStream.read()"
+                + " or RandomAccessFile.read() is a system call for a single byte, so a 256 KB file costs 262,144 of"
+                + " them. Wrap the stream in a BufferedInputStream (a BufferedReader for text, a BufferedOutputStream for"
+                + " writes), read into a byte array, or read the whole file with Files.readAllBytes or"
+                + " Files.newBufferedReader; if the file does not change, read it once and keep it.",
+                "java.io.FileInputStream.read0", "java.io.RandomAccessFile.read0", "java.io.RandomAccessFile.write0") {
+            @Override
+            Kind refines() {
+                return FILE_SYSTEM;
+            }
+        },
         FILE_SYSTEM("file-system calls (listing, stat-ing and opening files)",
                 "The request walks or reads the file system on every call: each file listed, stat-ed or opened is a"
                 + " system call, and a tree of thousands costs milliseconds of kernel CPU whatever the page cache holds."
@@ -118,6 +131,11 @@ final class HotCallee {
             this.prefixes = prefixes;
         }
 
+        /** The broader kind this one narrows when a deeper frame shows it (a file read byte by byte); null otherwise. */
+        Kind refines() {
+            return null;
+        }
+
         /** Why this kind costs what it does, when that differs from plain computation; null otherwise. */
         String why() {
             return null;
@@ -161,9 +179,17 @@ final class HotCallee {
         int app = deepestApplication(stack);
         if (app < 0) return null;
         for (int i = app + 1; i < stack.length; i++) {
-            for (Kind k : Kind.values()) if (k.matches(stack[i])) return k;
+            for (Kind k : Kind.values()) if (k.matches(stack[i])) return narrowed(k, stack, i);
         }
         return null;
+    }
+
+    /** {@code found}, or a kind that narrows it matching a frame below {@code at}. */
+    private static Kind narrowed(Kind found, String[] stack, int at) {
+        for (int i = at + 1; i < stack.length; i++) {
+            for (Kind k : Kind.values()) if (k.refines() == found && k.matches(stack[i])) return k;
+        }
+        return found;
     }
 
     /**

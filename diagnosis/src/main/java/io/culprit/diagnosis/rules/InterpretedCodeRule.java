@@ -1,0 +1,149 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
+import io.culprit.diagnosis.Numbers;
+import io.culprit.diagnosis.Rule;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Table;
+import java.util.Optional;
+
+/**
+ * Hot code the JIT does not compile ({@code jit}: JFR's frame types on the execution samples'
+ * top frames). After the warm-up a service runs compiled; code still interpreted under load is code
+ * the JIT will not compile. Three causes, told apart by the evidence: the code cache filled, which
+ * stops the compiler for the whole JVM ({@code fullCount}); the JIT is off by flag ({@code -Xint});
+ * or one method stays interpreted while the rest is compiled, which is HotSpot declining a method
+ * over 8,000 bytes of bytecode (or one it gave up on). A service outside the lab that scored order
+ * lines with a generated 20 KB decision-table method read cpu-hotspot's generic "make it cheaper".
+ */
+public final class InterpretedCodeRule implements Rule {
+    /** A method whose samples are this interpreted is not being compiled, not warming up. */
+    static final double METHOD_INTERPRETED = 0.8;
+    /** Interpreted samples needed before a share means anything. */
+    static final long MIN_SAMPLES = 20;
+    /** A twentieth of the CPU in the interpreter is worth a fix (interpreted code runs 10-50x slower), a third is the cause. */
+    static final double SHARE_WARN = 0.05;
+    static final double SHARE_CRITICAL = 0.3;
+
+    @Override public String id() { return "interpreted-code"; }
+    @Override public String title() { return "Hot code the JIT does not compile"; }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Optional<Table> jit = ev.table("jit");
+        if (jit.isEmpty()) return notAssessed("no table jit (JFR frame types)");
+        Table t = jit.get();
+        double samples = Evidence.meta(t, "samples"), interpreted = Evidence.meta(t, "interpreted");
+        if (!(samples >= Evidence.MIN_HOTSPOT_SAMPLES)) return notAssessed("too few execution samples in table jit");
+        double share = interpreted / samples;
+        String ref = "tables/jit";
+        Numbers n = new Numbers();
+        int top = t.rows().isEmpty() ? -1 : 0; // rows come sorted by interpreted samples
+        String hottest = top < 0 ? null : t.text(top, "frame");
+        double full = Evidence.meta(t, "codeCacheFull");
+        String jvmArgs = ev.info().target().getOrDefault("jvmArgs", "");
+        Finding.Builder b = finding(Severity.OK).evidence(ref);
+
+        if (full > 0 && share >= SHARE_WARN) {
+            // The hot spot is the cache's doing only when most of the CPU is interpreted: flushed framework
+            // code runs interpreted beside a compiled hot method that is hot on its own.
+            if (share >= 0.5) b.explains("cpu-hotspot");
+            double free = Evidence.meta(t, "codeHeapFreeBytes"), heap = Evidence.meta(t, "codeHeapBytes");
+            double reserved = Evidence.meta(t, "codeCacheBytes");
+            String room = free >= 0 && heap > 0 ? " (its fullest part has " + n.tag(kb(free), ref) + " of " + mb(heap) + " left)" : "";
+            return severity(b, share).culprit("the code cache" + (reserved > 0 ? " (" + mb(reserved) + ")" : ""))
+                    .summary(overall(n, share, samples, ref) + (hottest == null || t.number(top, "interpreted") < MIN_SAMPLES ? ""
+                            : ", most in " + Frames.shortName(hottest))
+                            + ": the code cache filled " + n.tag(Fmt.num(full), ref) + " time(s) since the JVM started" + room
+                            + ", and a full code cache stops the JIT.")
+                    .numbers(n.refs())
+                    .explanation("The JIT keeps compiled methods in the code cache (-XX:ReservedCodeCacheSize, 240 MB by default"
+                            + " with tiered compilation). When it fills, HotSpot logs \"CodeCache is full. Compiler has been"
+                            + " disabled\" and compiles nothing more until space is freed, if ever: code it had not compiled, or"
+                            + " whose compiled code was flushed, runs in the bytecode interpreter, 10-50 times slower, on every"
+                            + " request. Services that load many libraries or generate classes at run time fill it.")
+                    .fix("Raise -XX:ReservedCodeCacheSize" + (reserved > 0 ? " (" + mb(reserved) + " here; double it)" : "")
+                            + " and keep -XX:+UseCodeCacheFlushing on. If it fills again, find what keeps generating code: proxies,"
+                            + " scripts or serializers built at run time (see hot-path-classloading).")
+                    .confirm(ev.confirm("vmoption ReservedCodeCacheSize"))
+                    .explains("cpu-saturation").explains("tail-latency")
+                    .build();
+        }
+        if (share >= SHARE_WARN && compilerOff(jvmArgs)) {
+            return severity(b, share).culprit("the JVM's flags: " + compilerOffFlag(jvmArgs))
+                    .summary(overall(n, share, samples, ref) + ": the JVM runs with " + compilerOffFlag(jvmArgs) + ", which turns the JIT off.")
+                    .numbers(n.refs())
+                    .explanation("With the JIT off every method runs in the bytecode interpreter, 10-50 times slower than"
+                            + " compiled code. The flag is meant for debugging the JIT, not for serving.")
+                    .fix("Remove " + compilerOffFlag(jvmArgs) + " from the JVM's options.")
+                    .confirm(ev.confirm("jvm"))
+                    .explains("cpu-hotspot").explains("cpu-saturation").explains("tail-latency")
+                    .build();
+        }
+        if (top < 0) return b.summary("no sampled frame ran interpreted.").build();
+        double onTop = t.number(top, "samples"), interp = t.number(top, "interpreted");
+        double methodShare = interp / samples;
+        String method = Frames.shortName(hottest);
+        if (interp < MIN_SAMPLES) {
+            return b.summary(overall(n, share, samples, ref) + ": compiled code carries the load.").numbers(n.refs()).build();
+        }
+        if (interp / onTop < METHOD_INTERPRETED || methodShare < SHARE_WARN) {
+            return b.summary(overall(n, share, samples, ref) + "; the most, " + method + ": " + self(n, interp, onTop, samples, ref)
+                    + ": compiled code carries the load.").numbers(n.refs()).build();
+        }
+        double rest = (interpreted - interp) / Math.max(1, samples - onTop);
+        return severity(b, methodShare).culprit(hottest)
+                .summary(method + " runs in the interpreter: " + self(n, interp, onTop, samples, ref) + ", while the rest of the service ran compiled ("
+                        + n.tag(Fmt.pct(rest), ref) + " interpreted): the JIT does not compile it.")
+                .numbers(n.refs())
+                .explanation("HotSpot's JIT does not compile a method larger than 8,000 bytes of bytecode"
+                        + " (-XX:+DontCompileHugeMethods, the default), so a large generated or unrolled method (a decision"
+                        + " table, a parser or a mapper generated from a schema) runs in the bytecode interpreter on every call,"
+                        + " 10-50 times slower than compiled code, and nothing it calls is inlined into it. The JIT also gives"
+                        + " up on a method whose compilation failed or that it had to deoptimize too often;"
+                        + " -XX:+PrintCompilation names those (\"COMPILE SKIPPED\", \"made not entrant\").")
+                .fix("Split " + method + " into methods under 8,000 bytes of bytecode (javap -c shows its size: the offset of"
+                        + " its last instruction): have the generator emit a method per group of rules, or turn the unrolled"
+                        + " code into data that a small loop evaluates. As a stopgap, -XX:-DontCompileHugeMethods lets the JIT"
+                        + " compile it.")
+                .confirm(ev.confirm("vmoption DontCompileHugeMethods"))
+                .explains("cpu-hotspot").explains("cpu-saturation").explains("tail-latency")
+                .build();
+    }
+
+    private static String overall(Numbers n, double share, double samples, String ref) {
+        return n.tag(Fmt.pct(share), ref) + " of " + n.tag(Fmt.num(samples), ref) + " execution samples ran interpreted";
+    }
+
+    private static String self(Numbers n, double interp, double onTop, double samples, String ref) {
+        return n.tag(Fmt.pct(interp / onTop), ref) + " of its " + n.tag(Fmt.num(onTop), ref) + " samples on top of the stack were"
+                + " interpreted, " + n.tag(Fmt.pct(interp / samples), ref) + " of JFR's execution samples";
+    }
+
+    private static Finding.Builder severity(Finding.Builder b, double share) {
+        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share);
+    }
+
+    static boolean compilerOff(String jvmArgs) {
+        return compilerOffFlag(jvmArgs) != null;
+    }
+
+    /** The flag that keeps the JIT from compiling anything, or null. */
+    static String compilerOffFlag(String jvmArgs) {
+        for (String a : jvmArgs.split("\\s+")) {
+            if (a.equals("-Xint") || a.equals("-XX:-UseCompiler") || a.equals("-XX:TieredStopAtLevel=0")) return a;
+        }
+        return null;
+    }
+
+    private static String kb(double bytes) {
+        return Fmt.num(Math.round(bytes / 1024)) + " KB";
+    }
+
+    private static String mb(double bytes) {
+        return Fmt.num(Math.round(bytes / (1024 * 1024))) + " MB";
+    }
+}

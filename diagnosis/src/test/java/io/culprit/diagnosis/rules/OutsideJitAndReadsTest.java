@@ -1,0 +1,91 @@
+package io.culprit.diagnosis.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fixtures;
+import io.culprit.model.CaseFile;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A Spring MVC service written outside the lab (session 23), recorded by {@code culprit diagnose}:
+ * a generated 20 KB decision-table method, which HotSpot never compiles, read as cpu-hotspot with
+ * the generic fix; the same service with a 5 MB code cache ran flushed framework code interpreted;
+ * a file read a byte at a time through a bare FileInputStream read as "file-system calls (listing,
+ * stat-ing and opening files)" with the fix for walking a tree.
+ */
+class OutsideJitAndReadsTest {
+
+    @Test
+    void aMethodOverTheJitsSizeLimitIsNamedWithTheSplitAsItsFix() {
+        Finding f = new InterpretedCodeRule().evaluate(Fixtures.evidence("outside-huge-method"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.PricingRules.score");
+        assertThat(f.summary()).isEqualTo("PricingRules.score runs in the interpreter: 100 % of its 756 samples on top of the"
+                + " stack were interpreted, 99 % of JFR's execution samples, while the rest of the service ran compiled"
+                + " (0 % interpreted): the JIT does not compile it.");
+        assertThat(f.explanation()).contains("larger than 8,000 bytes of bytecode", "DontCompileHugeMethods");
+        assertThat(f.fix()).startsWith("Split PricingRules.score into methods under 8,000 bytes of bytecode");
+        assertThat(f.explains()).contains("cpu-hotspot", "cpu-saturation");
+        assertThat(f.confirm()).isEqualTo("culprit exec 20198 \"vmoption DontCompileHugeMethods\"");
+    }
+
+    @Test
+    void theSameRulesAsDataInALoopRunCompiled() {
+        Finding f = new InterpretedCodeRule().evaluate(Fixtures.evidence("outside-huge-method-fixed"));
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.summary()).endsWith("compiled code carries the load.");
+    }
+
+    @Test
+    void aFullCodeCacheIsNamedWithItsSizeAndHowOftenItFilled() {
+        Finding f = new InterpretedCodeRule().evaluate(Fixtures.evidence("outside-code-cache-full"));
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.culprit()).isEqualTo("the code cache (5 MB)");
+        assertThat(f.summary()).isEqualTo("20 % of 697 execution samples ran interpreted: the code cache filled 8 time(s) since"
+                + " the JVM started (its fullest part has 598 KB of 5 MB left), and a full code cache stops the JIT.");
+        assertThat(f.fix()).startsWith("Raise -XX:ReservedCodeCacheSize (5 MB here; double it)");
+        // Tomcat's flushed code ran interpreted beside a compiled hot method that is hot on its own.
+        assertThat(f.explains()).doesNotContain("cpu-hotspot").contains("cpu-saturation");
+    }
+
+    @Test
+    void aJvmRunWithTheJitOffIsNamedByItsFlag(@TempDir Path tmp) throws Exception {
+        Path dir = copy(Fixtures.dir("outside-huge-method"), tmp.resolve("case"));
+        Path info = dir.resolve("case.json");
+        Files.writeString(info, Files.readString(info).replace("\"jvmArgs\" : \"-Xmx256m\"", "\"jvmArgs\" : \"-Xmx256m -Xint\""));
+        // The recorded samples say 99 % interpreted; what the rule reads for its cause is the flag.
+        Finding f = new InterpretedCodeRule().evaluate(new Evidence(CaseFile.open(dir)));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("the JVM's flags: -Xint");
+        assertThat(f.summary()).endsWith("ran interpreted: the JVM runs with -Xint, which turns the JIT off.");
+    }
+
+    @Test
+    void aFileReadAByteAtATimeIsNamedAsUnbufferedReads() {
+        Finding f = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-unbuffered-read"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Api.export");
+        assertThat(f.summary()).contains("in its call to java.io.FileInputStream.read",
+                "is reading or writing a file a byte at a time (a system call per byte)");
+        assertThat(f.fix()).startsWith("The code reads the file through an unbuffered stream one byte at a time")
+                .contains("BufferedInputStream");
+    }
+
+    private static Path copy(Path from, Path to) throws Exception {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                Path dst = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) Files.createDirectories(dst);
+                else Files.copy(p, dst);
+            }
+        }
+        return to;
+    }
+}
