@@ -156,6 +156,8 @@ public final class LockContentionRule implements Rule {
         // A semaphore has no owner to name: its permits are held across whatever the holders do next.
         boolean permits = !handOff && lock != null && lock.contains("Semaphore");
         int held = permits ? heldCall(ev, culprit) : -1;
+        // A map bin's lock: held while the map runs the caller's function.
+        String mapCall = handOff || permits ? null : MapBinLock.call(lock, waiter);
         Numbers n = new Numbers();
         String weight = "threads spent " + n.tag(Fmt.ms(blocked), "tables/locks") + " blocked" + (Double.isFinite(share)
                 ? " (" + n.tag(Fmt.pct(share), "tables/locks") + " of request time)"
@@ -171,7 +173,9 @@ public final class LockContentionRule implements Rule {
                         + (path.isEmpty() ? "" : ", waiters at " + path)
                         + (lookup ? "; the lock is taken inside class or resource lookup" : "")
                         + second(t, top, requestMs, n) + (pool == null ? "" : pool.describe(ev, n))
-                        + (taskWait ? taskWait(tasks, n) : "") + (held >= 0 ? permitHolders(ev, held, n) : "") + ".")
+                        + (taskWait ? taskWait(tasks, n) : "") + (held >= 0 ? permitHolders(ev, held, n) : "")
+                        + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"
+                        + MapBinLock.likelyHeld(ev, culprit, n) : "") + ".")
                 .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .explanation(handOff
@@ -182,6 +186,7 @@ public final class LockContentionRule implements Rule {
                         ? "Requests wait for a permit of a Semaphore, which caps how many of them run the code it guards"
                         + " at once: the wait grows with concurrency while the CPUs stay partly idle. A semaphore has no"
                         + " owner to name; the permits are held across what their holders do next."
+                        : mapCall != null ? MapBinLock.EXPLANATION
                         : waitNotify
                         ? "Requests wait in Object.wait on this object until another thread notifies them: a hand-made"
                         + " pool or queue whose resources are all taken. The notifier (named as the holder) gave one back;"
@@ -206,6 +211,7 @@ public final class LockContentionRule implements Rule {
                         + (lock.contains("CompletableFuture") ? " CompletableFuture.supplyAsync and runAsync without an"
                         + " executor run on ForkJoinPool.commonPool, or on a new thread per task where that pool has"
                         + " fewer than two threads (two CPUs or fewer): pass them an executor of their own." : "")
+                        : mapCall != null ? MapBinLock.FIX
                         : waitNotify
                         ? "Size the pool for its demand (rate × hold time, by Little's Law) or hold each resource for less"
                         + " (not across remote calls); a hand-made wait/notify pool is better replaced by a maintained one"
