@@ -16,6 +16,17 @@ public final class Fixtures {
         }
     }
 
+    /** A copy of fixture {@code name} at {@code to}, for a test that changes a file of it. */
+    public static Path copy(String name, Path to) throws java.io.IOException {
+        Path from = dir(name);
+        try (java.util.stream.Stream<Path> paths = java.nio.file.Files.walk(from)) {
+            for (Path p : (Iterable<Path>) paths::iterator) {
+                java.nio.file.Files.copy(p, to.resolve(from.relativize(p).toString()));
+            }
+        }
+        return to;
+    }
+
     public static Evidence evidence(String name) {
         return new Evidence(CaseFile.open(dir(name)));
     }

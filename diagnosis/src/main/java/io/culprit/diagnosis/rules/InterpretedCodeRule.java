@@ -27,6 +27,8 @@ public final class InterpretedCodeRule implements Rule {
     /** A twentieth of the CPU in the interpreter is worth a fix (interpreted code runs 10-50x slower), a third is the cause. */
     static final double SHARE_WARN = 0.05;
     static final double SHARE_CRITICAL = 0.3;
+    /** With a full code cache, the share above which the hot spot itself is the interpreter's doing. */
+    static final double MOSTLY_INTERPRETED = 0.5;
 
     @Override public String id() { return "interpreted-code"; }
     @Override public String title() { return "Hot code the JIT does not compile"; }
@@ -50,7 +52,7 @@ public final class InterpretedCodeRule implements Rule {
         if (full > 0 && share >= SHARE_WARN) {
             // The hot spot is the cache's doing only when most of the CPU is interpreted: flushed framework
             // code runs interpreted beside a compiled hot method that is hot on its own.
-            if (share >= 0.5) b.explains("cpu-hotspot");
+            if (share >= MOSTLY_INTERPRETED) b.explains("cpu-hotspot");
             double free = Evidence.meta(t, "codeHeapFreeBytes"), heap = Evidence.meta(t, "codeHeapBytes");
             double reserved = Evidence.meta(t, "codeCacheBytes");
             String room = free >= 0 && heap > 0 ? " (its fullest part has " + n.tag(kb(free), ref) + " of " + mb(heap) + " left)" : "";
@@ -72,13 +74,14 @@ public final class InterpretedCodeRule implements Rule {
                     .explains("cpu-saturation").explains("tail-latency")
                     .build();
         }
-        if (share >= SHARE_WARN && compilerOff(jvmArgs)) {
-            return severity(b, share).culprit("the JVM's flags: " + compilerOffFlag(jvmArgs))
-                    .summary(overall(n, share, samples, ref) + ": the JVM runs with " + compilerOffFlag(jvmArgs) + ", which turns the JIT off.")
+        String off = compilerOffFlag(jvmArgs);
+        if (share >= SHARE_WARN && off != null) {
+            return severity(b, share).culprit("the JVM's flags: " + off)
+                    .summary(overall(n, share, samples, ref) + ": the JVM runs with " + off + ", which turns the JIT off.")
                     .numbers(n.refs())
                     .explanation("With the JIT off every method runs in the bytecode interpreter, 10-50 times slower than"
                             + " compiled code. The flag is meant for debugging the JIT, not for serving.")
-                    .fix("Remove " + compilerOffFlag(jvmArgs) + " from the JVM's options.")
+                    .fix("Remove " + off + " from the JVM's options.")
                     .confirm(ev.confirm("jvm"))
                     .explains("cpu-hotspot").explains("cpu-saturation").explains("tail-latency")
                     .build();
@@ -96,8 +99,8 @@ public final class InterpretedCodeRule implements Rule {
         }
         double rest = (interpreted - interp) / Math.max(1, samples - onTop);
         return severity(b, methodShare).culprit(hottest)
-                .summary(method + " runs in the interpreter: " + self(n, interp, onTop, samples, ref) + ", while the rest of the service ran compiled ("
-                        + n.tag(Fmt.pct(rest), ref) + " interpreted): the JIT does not compile it.")
+                .summary(method + " runs in the interpreter: " + self(n, interp, onTop, samples, ref)
+                        + ", while the rest of the service ran compiled (" + n.tag(Fmt.pct(rest), ref) + " interpreted): the JIT does not compile it.")
                 .numbers(n.refs())
                 .explanation("HotSpot's JIT does not compile a method larger than 8,000 bytes of bytecode"
                         + " (-XX:+DontCompileHugeMethods, the default), so a large generated or unrolled method (a decision"
@@ -125,10 +128,6 @@ public final class InterpretedCodeRule implements Rule {
 
     private static Finding.Builder severity(Finding.Builder b, double share) {
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share);
-    }
-
-    static boolean compilerOff(String jvmArgs) {
-        return compilerOffFlag(jvmArgs) != null;
     }
 
     /** The flag that keeps the JIT from compiling anything, or null. */

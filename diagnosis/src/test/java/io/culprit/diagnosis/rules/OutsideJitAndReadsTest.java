@@ -9,7 +9,6 @@ import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,7 +56,7 @@ class OutsideJitAndReadsTest {
 
     @Test
     void aJvmRunWithTheJitOffIsNamedByItsFlag(@TempDir Path tmp) throws Exception {
-        Path dir = copy(Fixtures.dir("outside-huge-method"), tmp.resolve("case"));
+        Path dir = Fixtures.copy("outside-huge-method", tmp.resolve("case"));
         Path info = dir.resolve("case.json");
         Files.writeString(info, Files.readString(info).replace("\"jvmArgs\" : \"-Xmx256m\"", "\"jvmArgs\" : \"-Xmx256m -Xint\""));
         // The recorded samples say 99 % interpreted; what the rule reads for its cause is the flag.
@@ -76,16 +75,5 @@ class OutsideJitAndReadsTest {
                 "is reading or writing a file a byte at a time (a system call per byte)");
         assertThat(f.fix()).startsWith("The code reads the file through an unbuffered stream one byte at a time")
                 .contains("BufferedInputStream");
-    }
-
-    private static Path copy(Path from, Path to) throws Exception {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path p : (Iterable<Path>) files::iterator) {
-                Path dst = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) Files.createDirectories(dst);
-                else Files.copy(p, dst);
-            }
-        }
-        return to;
     }
 }

@@ -144,7 +144,7 @@ class RequestPathRulesTest {
     @Test
     void withoutAConstructionProbeTheLookupStacksRevealTheConstructor() throws Exception {
         Path copy = dir.resolve("copy");
-        copyTree(Fixtures.dir("converter-rebuild"), copy);
+        Fixtures.copy("converter-rebuild", copy);
         java.nio.file.Files.delete(copy.resolve("tables/construction.json"));
         var ev = new io.culprit.diagnosis.Evidence(io.culprit.model.CaseFile.open(copy));
         Finding f = new ConstructionRule().evaluate(ev);
@@ -162,14 +162,6 @@ class RequestPathRulesTest {
         var ev = CaseBuilder.in(dir, 10, 2).table("classloading", row("kind", "class-miss", "name", "x.Y", "caller", "a.B.c",
                 "perRequest", 3.0, "stack", List.of("java.lang.Class.forName", "a.BadThingException.<init>:3", "a.B.c:9"))).evidence();
         assertThat(new ConstructionRule().evaluate(ev).verdict()).isEqualTo(Verdict.NOT_ASSESSED);
-    }
-
-    private static void copyTree(Path from, Path to) throws java.io.IOException {
-        try (var paths = java.nio.file.Files.walk(from)) {
-            for (Path p : (Iterable<Path>) paths::iterator) {
-                java.nio.file.Files.copy(p, to.resolve(from.relativize(p).toString()));
-            }
-        }
     }
 
     @Test
