@@ -45,6 +45,7 @@ public final class InterpretedCodeRule implements Rule {
         Numbers n = new Numbers();
         int top = t.rows().isEmpty() ? -1 : 0; // rows come sorted by interpreted samples
         String hottest = top < 0 ? null : t.text(top, "frame");
+        double interp = top < 0 ? 0 : t.number(top, "interpreted");
         double full = Evidence.meta(t, "codeCacheFull");
         String jvmArgs = ev.info().target().getOrDefault("jvmArgs", "");
         Finding.Builder b = finding(Severity.OK).evidence(ref);
@@ -57,7 +58,7 @@ public final class InterpretedCodeRule implements Rule {
             double reserved = Evidence.meta(t, "codeCacheBytes");
             String room = free >= 0 && heap > 0 ? " (its fullest part has " + n.tag(kb(free), ref) + " of " + mb(heap) + " left)" : "";
             return severity(b, share).culprit("the code cache" + (reserved > 0 ? " (" + mb(reserved) + ")" : ""))
-                    .summary(overall(n, share, samples, ref) + (hottest == null || t.number(top, "interpreted") < MIN_SAMPLES ? ""
+                    .summary(overall(n, share, samples, ref) + (interp < MIN_SAMPLES ? ""
                             : ", most in " + Frames.shortName(hottest))
                             + ": the code cache filled " + n.tag(Fmt.num(full), ref) + " time(s) since the JVM started" + room
                             + ", and a full code cache stops the JIT.")
@@ -87,7 +88,7 @@ public final class InterpretedCodeRule implements Rule {
                     .build();
         }
         if (top < 0) return b.summary("no sampled frame ran interpreted.").build();
-        double onTop = t.number(top, "samples"), interp = t.number(top, "interpreted");
+        double onTop = t.number(top, "samples");
         double methodShare = interp / samples;
         String method = Frames.shortName(hottest);
         if (interp < MIN_SAMPLES) {

@@ -226,13 +226,19 @@ public final class LockContentionRule implements Rule {
 
     /** The call that the code taking the permits makes most time in (calls table row), or -1. */
     private static int heldCall(Evidence ev, String culprit) {
-        Optional<Table> calls = ev.rows("calls");
-        if (calls.isEmpty() || culprit == null) return -1;
+        if (culprit == null) return -1;
         String method = Frames.stripLine(culprit);
+        return costliestCall(ev, caller -> Frames.stripLine(caller).equals(method));
+    }
+
+    /** The {@code calls} row with the most total time among those whose caller {@code caller} accepts, or -1. */
+    static int costliestCall(Evidence ev, java.util.function.Predicate<String> caller) {
+        Optional<Table> calls = ev.rows("calls");
+        if (calls.isEmpty()) return -1;
         Table t = calls.get();
         int best = -1;
         for (int i = 0; i < t.rows().size(); i++) {
-            if (!Frames.stripLine(Evidence.text(t, i, "caller")).equals(method)) continue;
+            if (!caller.test(Evidence.text(t, i, "caller"))) continue;
             if (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs")) best = i;
         }
         return best;

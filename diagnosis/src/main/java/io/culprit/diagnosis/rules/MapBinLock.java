@@ -6,7 +6,6 @@ import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Numbers;
 import io.culprit.model.Table;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * A contended lock that is a ConcurrentHashMap bin's: {@code compute}, {@code computeIfAbsent},
@@ -47,18 +46,13 @@ final class MapBinLock {
      * the method that makes it, which for a function is a lambda's or a helper's, not the map's caller.
      */
     static String likelyHeld(Evidence ev, String culprit, Numbers n) {
-        Optional<Table> calls = ev.rows("calls");
         String method = Frames.stripLine(culprit == null ? "" : culprit);
         int dot = method.lastIndexOf('.');
-        if (calls.isEmpty() || dot <= 0) return "";
+        if (dot <= 0) return "";
         String owner = method.substring(0, dot + 1);
-        Table t = calls.get();
-        int best = -1;
-        for (int i = 0; i < t.rows().size(); i++) {
-            if (!Evidence.text(t, i, "caller").startsWith(owner)) continue;
-            if (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs")) best = i;
-        }
+        int best = LockContentionRule.costliestCall(ev, caller -> caller.startsWith(owner));
         if (best < 0) return "";
+        Table t = ev.rows("calls").orElseThrow();
         String ref = "tables/calls#" + best;
         double count = t.number(best, "count");
         String cls = owner.substring(0, owner.length() - 1);
