@@ -65,7 +65,10 @@ class OldObjectsTest {
         List<byte[]> held = new ArrayList<>();
         Path jfr = Recordings.record(CulpritSettings.leakProfiler(), () -> {
             window[0] = System.currentTimeMillis();
-            Recordings.paced(2_000, 1_500, () -> {
+            // Samples come with TLAB refills, so their count follows the bytes kept over the TLAB
+            // size, which grows in a warm JVM: 1.5 s gave 16-28 kept samples in runs of the module
+            // and once 4 in CI; 3 s gave 48 and 130.
+            Recordings.paced(2_000, 3_000, () -> {
                 keep4k();
                 hold(held);
                 churn();  // the JVM takes candidates as allocation goes by: held arrays alone gave none
@@ -91,7 +94,7 @@ class OldObjectsTest {
         System.out.printf("old-objects: kept %.0f samples, %.0f rooted; held then dropped %.0f samples, %.0f rooted%n",
                 keptSamples, keptRooted, heldSamples, heldRooted);
         assertThat(t.meta()).containsEntry("paths", true);
-        // 15-120 of each in runs of the whole module (the JVM's queue holds 256, weighted by size).
+        // At least 5 of each, so that the shares below mean something (the JVM's queue holds 256).
         assertThat(keptSamples).isGreaterThanOrEqualTo(5);
         assertThat(keptRooted).isGreaterThanOrEqualTo(0.9 * keptSamples);
         assertThat(heldSamples).as("dropped arrays in the old generation").isGreaterThanOrEqualTo(5);
