@@ -256,6 +256,13 @@ final class CallProbe {
         }
     }
 
+    /** Folds what every thread has logged, and lets go of the rings of threads that ended. */
+    void drain() {
+        synchronized (foldLock) {
+            log.drainAll();
+        }
+    }
+
     /**
      * Rows of table {@code calls}, most total time first.
      * @param requestMs total container time of the requests observed, for the share column (0: unknown)

@@ -21,6 +21,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * its ring full drains it itself, under the lock; that takes ~{@value #CAPACITY} events a second
  * on one thread (4 KB a ring, made at a thread's first event). Rings hold longs only: a ring
  * left in an application thread's ThreadLocal after detach keeps no agent class alive.
+ *
+ * <p>A virtual thread gets a light ring: its own words only, no records. A container on virtual
+ * threads starts one per request, and a ring each (4 KB made, registered and dropped again per
+ * request) cost a virtual-thread service ~5 % of its CPU and, where no reader drained them
+ * during a collection, kept every request's ring until the end (115 MB after 30,000 requests,
+ * docs/BENCH.md, session 24). Its records go to one of a few shared stripes instead, each written
+ * under its own monitor: one writer at a time, so the reader's protocol is the same as for a
+ * thread's own ring.
  */
 final class EventLog {
 
@@ -42,6 +50,8 @@ final class EventLog {
     private final int userWords;
     /** {WeakReference to the thread, its ring}: the reader's way to every ring. */
     private final CopyOnWriteArrayList<Object[]> rings = new CopyOnWriteArrayList<>();
+    /** Rings virtual threads write to, made at the first such write; registered in {@link #rings} for good. */
+    private volatile long[][] stripes;
     /** The reader's batch, reused; guarded by {@link #lock}. */
     private long[] batch = new long[CAPACITY * WORDS];
     /** Records in the batch not yet handed to the sink; guarded by {@link #lock}. */
@@ -57,15 +67,56 @@ final class EventLog {
         this.userWords = userWords;
     }
 
-    /** A ring for the calling thread, known to the reader from now on. */
+    /** A ring for the calling thread, known to the reader from now on; a light one for a virtual thread. */
     long[] newRing() {
+        return newRing(VirtualThreads.is(Thread.currentThread()));
+    }
+
+    long[] newRing(boolean light) {
+        if (light) return new long[USER + userWords];
         long[] ring = new long[USER + userWords + CAPACITY * WORDS];
         rings.add(new Object[] {new WeakReference<>(Thread.currentThread()), ring});
         return ring;
     }
 
-    /** Appends one record to {@code ring}, the calling thread's own. */
+    /** Whether {@code ring} holds no records: a virtual thread's, whose records go to a stripe. */
+    boolean isLight(long[] ring) {
+        return ring.length == USER + userWords;
+    }
+
+    /** Appends one record for the thread that owns {@code ring}. */
     void put(long[] ring, long a, long b, long c, long d) {
+        if (!isLight(ring)) {
+            append(ring, a, b, c, d);
+            return;
+        }
+        long[] stripe = stripe();
+        synchronized (stripe) {  // short and never blocking: a pinned virtual thread (JDK 21) lets go at once
+            append(stripe, a, b, c, d);
+        }
+    }
+
+    private long[] stripe() {
+        long[][] all = stripes;
+        if (all == null) all = makeStripes();
+        return all[(int) Thread.currentThread().getId() & (all.length - 1)];
+    }
+
+    private synchronized long[][] makeStripes() {
+        if (stripes != null) return stripes;
+        // Twice the CPUs, a power of two: writers on different carriers seldom meet on a stripe.
+        int n = Integer.highestOneBit(Math.max(1, 2 * Runtime.getRuntime().availableProcessors() - 1)) << 1;
+        long[][] all = new long[n][];
+        for (int i = 0; i < n; i++) {
+            all[i] = new long[USER + userWords + CAPACITY * WORDS];
+            rings.add(new Object[] {null, all[i]});  // no thread: never dropped
+        }
+        stripes = all;
+        return all;
+    }
+
+    /** Appends one record to {@code ring}, which only the calling thread writes now. */
+    private void append(long[] ring, long a, long b, long c, long d) {
         long written = ring[0];
         if (written - (long) AT.getAcquire(ring, 1) >= CAPACITY) {
             synchronized (lock) {
@@ -87,13 +138,18 @@ final class EventLog {
             for (Object[] e : rings) {
                 // Dead before the drain, so its last record is in it: a thread's writes happen
                 // before another thread sees it not alive.
-                Thread t = (Thread) ((WeakReference<?>) e[0]).get();
-                boolean dead = t == null || !t.isAlive();
+                Thread t = e[0] == null ? null : (Thread) ((WeakReference<?>) e[0]).get();
+                boolean dead = e[0] != null && (t == null || !t.isAlive());
                 drain((long[]) e[1]);
                 if (dead) rings.remove(e);
             }
             flush();
         }
+    }
+
+    /** Rings the reader drains: platform threads' own (until they end) and the stripes. */
+    int ringCount() {
+        return rings.size();
     }
 
     /** Rings whose word {@code index} (one of their thread's own) is above zero now: a racy read. */

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Connection and worker pools, found without the application's help: the first call into
@@ -40,7 +41,13 @@ final class PoolProbe {
     });
     private static final int LEASES = 4;
     private static final long ACQUIRE = 0, USAGE = 1;
-    private long acquires, acquireMaxNs, usageCount, usageSumNs, usageMaxNs;
+    private long acquires, acquireMaxNs, acquireSumNs, usageCount, usageSumNs, usageMaxNs;
+    /**
+     * Requests the container started on virtual threads this window: such a container has no
+     * worker pool, so nothing but the connection pool bounds the requests in flight.
+     */
+    private final LongAdder virtualRequests = new LongAdder();
+    private volatile boolean sawVirtual;
     /** Raised by an acquire that waited (rare), so a shared maximum costs nothing per request. */
     private final AtomicLong pendingMax = new AtomicLong();
     /** An acquire this long had to wait for a connection: a free one is handed out in microseconds. */
@@ -127,12 +134,19 @@ final class PoolProbe {
         return 0;
     }
 
+    /** A request entered the container on a virtual thread. */
+    void virtualRequest() {
+        if (!sawVirtual) sawVirtual = true;
+        virtualRequests.increment();
+    }
+
     /** Adds drained acquires and usages to the window's figures; under foldLock. */
     private void fold(long[] records, int n) {
         for (int i = 0; i < n * EventLog.WORDS; i += EventLog.WORDS) {
             long ns = records[i + 1];
             if (records[i] == ACQUIRE) {
                 acquires++;
+                acquireSumNs += ns;
                 acquireMaxNs = Math.max(acquireMaxNs, ns);
             } else {
                 usageCount++;
@@ -162,19 +176,24 @@ final class PoolProbe {
     /** One window's row of series {@code pools}; resets the per-window maxima. */
     Map<String, Double> sample() {
         Map<String, Double> row = new LinkedHashMap<>();
-        if (!hikariPools.isEmpty()) {
+        boolean hikari = !hikariPools.isEmpty();
+        if (hikari) {
             row.put("hikariActive", sum(hikariPools, "getActiveConnections"));
             row.put("hikariIdle", sum(hikariPools, "getIdleConnections"));
             row.put("hikariPending", Math.max(sum(hikariPools, "getThreadsAwaitingConnection"), pendingMax.getAndSet(0)));
             row.put("hikariTotal", sum(hikariPools, "getTotalConnections"));
-            synchronized (foldLock) {
-                log.drainAll();
+        }
+        synchronized (foldLock) {
+            log.drainAll();  // with no pool found too: the rings of threads that ended go
+            if (hikari) {
                 row.put("hikariAcquireMsMax", acquires == 0 ? Double.NaN : acquireMaxNs / 1e6);
+                row.put("hikariAcquireMsTotal", acquireSumNs / 1e6);  // every acquire, waited or not
                 row.put("hikariUsageMsMax", usageCount == 0 ? Double.NaN : usageMaxNs / 1e6);
                 row.put("hikariUsageMsMean", usageCount == 0 ? Double.NaN : usageSumNs / 1e6 / usageCount);
-                acquires = acquireMaxNs = usageCount = usageSumNs = usageMaxNs = 0;
             }
+            acquires = acquireMaxNs = acquireSumNs = usageCount = usageSumNs = usageMaxNs = 0;
         }
+        if (sawVirtual) row.put("containerVirtual", (double) virtualRequests.sumThenReset());  // requests, this window
         containers.sample(row);
         executors.sample(row);
         return row;

@@ -238,6 +238,7 @@ public final class Probes {
                 if (wait > 0) Thread.sleep(wait);  // a timer tick, not a stand-in for a condition
                 long now = System.currentTimeMillis();
                 windows.add(windowStart, pools.sample(), requests.sample((now - windowStart) / 1000.0));
+                calls.drain();  // rings of threads that ended (one per task where threads are not pooled) go now
                 windowStart = now;
                 next += WINDOW_MS;
             }

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -53,6 +54,8 @@ final class RequestProbe {
     /** Requests as {start, end, handler ns, route index | FAILED}. */
     private final EventLog log = new EventLog(foldLock, this::fold, 5);
     private final PerThread current = new PerThread(log::newRing);
+    /** Requests in the container on virtual threads, whose light rings the reader cannot count. */
+    private final LongAdder virtualInFlight = new LongAdder();
     /**
      * Route pattern → {method, stats, method, stats, ...}, copied on write: found without
      * concatenating a key, and the method (a fresh String per request in Tomcat) compared, not
@@ -122,7 +125,10 @@ final class RequestProbe {
         s[ROUTE] = 0;
         s[DISPATCHES] = 0;
         s[HANDLER_NS] = -1;
-        if (s[DEPTH] < MAX_DEPTH) s[DEPTH]++;
+        if (s[DEPTH] < MAX_DEPTH && s[DEPTH]++ == 0 && log.isLight(s)) {
+            virtualInFlight.increment();
+            pools.virtualRequest();
+        }
         s[HANDED_ON] &= ~(1L << s[DEPTH]);
         return System.nanoTime();
     }
@@ -144,6 +150,7 @@ final class RequestProbe {
         // Depth 0: entered before a renewal of the probes, whose fresh rings know nothing of it.
         boolean handedOn = depth > 0 && (s[HANDED_ON] & (1L << depth)) != 0;
         if (depth > 0) s[DEPTH] = depth - 1;
+        if (depth == 1 && log.isLight(s)) virtualInFlight.decrement();
         if (handedOn) return;
         int route = s[ROUTE] == 0 ? route(null, null).index : (int) s[ROUTE] - 1;
         s[ROUTE] = 0;
@@ -275,7 +282,12 @@ final class RequestProbe {
         row.put("meanMs", n == 0 ? Double.NaN : h.getMean() / 1e3);
         row.put("errors", (double) errors);
         // In the container when the window closed, as the load generator counts its own.
-        row.put("inFlight", (double) log.countAbove(DEPTH));
+        row.put("inFlight", (double) (log.countAbove(DEPTH) + virtualInFlight.sum()));
+    }
+
+    /** Rings its log drains: one per platform thread that served a request, none per virtual thread. */
+    int ringsKept() {
+        return log.ringCount();
     }
 
     /** Rows of table {@code routes}, busiest first. */

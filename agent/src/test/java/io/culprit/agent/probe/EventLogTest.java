@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -95,5 +98,54 @@ class EventLogTest {
         log.drainAll();
         assertThat(seen[0][0]).as("a dead thread's last records are still folded").isEqualTo(1);
         assertThat(log.countAbove(word)).as("and then its ring is dropped").isZero();
+    }
+
+    /**
+     * Threads that each write a few records and end (a container on virtual threads runs a
+     * request per thread) write through light rings into shared stripes: every record is folded
+     * once and in its writer's order, while some writers drain full stripes themselves, and the
+     * reader's registry holds the stripes, not a ring per writer.
+     */
+    @Test
+    void lightRingsShareStripesAndEveryRecordIsStillFoldedOnceInOrder() throws Exception {
+        int writers = 400, each = 3 * EventLog.CAPACITY / 2;
+        long[][] byWriter = new long[writers][3];
+        long[] last = new long[writers];
+        EventLog shared = new EventLog(lock, (records, n) -> {
+            for (int i = 0; i < n; i++) {
+                int w = (int) records[i * EventLog.WORDS];
+                long seq = records[i * EventLog.WORDS + 1];
+                byWriter[w][0]++;
+                byWriter[w][1] += seq;
+                if (seq != last[w] + 1) byWriter[w][2]++;
+                last[w] = seq;
+            }
+        }, 1);
+        AtomicBoolean done = new AtomicBoolean();
+        Thread reader = new Thread(() -> {
+            while (!done.get()) shared.drainAll();
+        });
+        reader.start();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        for (int w = 0; w < writers; w++) {
+            int writer = w;
+            pool.execute(() -> {
+                long[] ring = shared.newRing(true);
+                assertThat(shared.isLight(ring)).isTrue();
+                for (long seq = 1; seq <= each; seq++) shared.put(ring, writer, seq, 0, 0);
+            });
+        }
+        pool.shutdown();
+        assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+        done.set(true);
+        reader.join();
+        shared.drainAll();
+        for (int w = 0; w < writers; w++) {
+            assertThat(byWriter[w][0]).as("records of writer %d", w).isEqualTo(each);
+            assertThat(byWriter[w][1]).isEqualTo((long) each * (each + 1) / 2);
+            assertThat(byWriter[w][2]).as("out of order").isZero();
+        }
+        assertThat(shared.ringCount()).as("rings the reader keeps").isLessThanOrEqualTo(4 * Runtime.getRuntime().availableProcessors());
+        assertThat(shared.isLight(shared.newRing(false))).isFalse();
     }
 }

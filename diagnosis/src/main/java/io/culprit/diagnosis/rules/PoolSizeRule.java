@@ -48,17 +48,31 @@ public final class PoolSizeRule implements Rule {
             return b.summary(law + ": the pool is not undersized.").numbers(n.refs()).build();
         }
         double pending = ev.stats("pools", "hikariPending").map(ColumnStats::max).orElse(0.0);
-        Severity sev = util >= UNDERSIZED_UTILISATION && pending >= 1 ? Severity.WARN : Severity.INFO;
-        return b.severity(sev).score(Math.min(1, util) * 0.5)
+        boolean undersized = util >= UNDERSIZED_UTILISATION && pending >= 1;
+        double waitShare = PoolStarvationRule.waitShare(ev);
+        Severity sev = undersized && waitShare >= PoolStarvationRule.WAIT_SHARE_CRITICAL ? Severity.CRITICAL
+                : undersized ? Severity.WARN : Severity.INFO;
+        // A container on virtual threads has no worker pool: nothing but this pool bounds the requests in flight.
+        boolean virtual = ev.stats("pools", "containerVirtual").map(ColumnStats::max).orElse(0.0) > 0;
+        return b.severity(sev).score(Math.min(1, util) * (sev == Severity.CRITICAL ? 0.9 : 0.5))
                 .summary(law + " (" + n.tag(Fmt.pct(util), "series/pools#hikariTotal") + " utilised)"
-                        + (pending >= 1 ? ", " + n.tag(Fmt.num(pending), "series/pools#hikariPending") + " threads pending" : "") + ".")
+                        + (pending >= 1 ? ", " + n.tag(Fmt.num(pending), "series/pools#hikariPending") + " threads pending" : "")
+                        + (undersized && waitShare >= PoolStarvationRule.WAIT_SHARE_WARN ? "; requests spent "
+                        + n.tag(Fmt.pct(waitShare), "series/pools#hikariAcquireMsTotal") + " of their time getting a connection" : "")
+                        + (virtual ? "; the container runs requests on virtual threads" : "") + ".")
                 .numbers(n.refs())
                 .explains("pool-starvation").explains("tail-latency").explains("request-errors")
                 .culprit("connection pool size")
                 .explanation("At this utilisation the pool is the bottleneck. Whether to grow it depends on the usage"
-                        + " time: if connections are held long because of a slow or locked statement, fix that first.")
+                        + " time: if connections are held long because of a slow or locked statement, fix that first."
+                        + (virtual ? " On virtual threads the container starts a thread for every request it accepts, so"
+                        + " the requests in flight are bounded only by the clients, and all of them queue here: the pool"
+                        + " took over the role of the worker pool's maximum." : ""))
                 .fix("Shorten connection usage (slow or locked statements, work done while holding a connection),"
-                        + " then size the pool to about rps × usage time with headroom.")
+                        + " then size the pool to about rps × usage time with headroom."
+                        + (virtual ? " With virtual threads, also bound the concurrency in front of the database to what it"
+                        + " serves well (a Semaphore around the data access, or a bulkhead), so that excess requests wait"
+                        + " or are shed before they hold a thread, a request and its memory each." : ""))
                 .confirm(ev.confirm("monitor com.zaxxer.hikari.pool.HikariPool getConnection -c 5"))
                 .build();
     }

@@ -23,6 +23,13 @@ public final class PoolStarvationRule implements Rule {
     static final double TAIL_CORRELATION = 0.7;
     /** An acquire under 10 ms is a connection handed over, not a thread starving for one. */
     static final double ACQUIRE_MIN_MS = 10;
+    /** A tenth of request time spent getting a connection is a queue worth naming. */
+    static final double WAIT_SHARE_WARN = 0.1;
+    /**
+     * A third of request time queued for a connection: the pool sets the latency, whether or not
+     * the queue moves with P99 (a queue that never empties keeps the tail flat).
+     */
+    static final double WAIT_SHARE_CRITICAL = 0.3;
 
     @Override public String id() { return "pool-starvation"; }
     @Override public String title() { return "Threads starve waiting for a pooled connection"; }
@@ -46,13 +53,18 @@ public final class PoolStarvationRule implements Rule {
         }
         boolean tracksTail = r >= TAIL_CORRELATION;
         boolean fades = !lasts(pending.get());
-        Severity sev = pending.get().max() >= PENDING_CRITICAL && tracksTail && !fades ? Severity.CRITICAL
+        double waitShare = waitShare(ev);
+        boolean queued = pending.get().max() >= 1 && !fades;
+        Severity sev = pending.get().max() >= PENDING_CRITICAL && tracksTail && !fades
+                || queued && waitShare >= WAIT_SHARE_CRITICAL ? Severity.CRITICAL
                 : pending.get().max() >= 1 && (acquire >= ACQUIRE_WARN_MS || tracksTail && !fades && !(acquire < ACQUIRE_MIN_MS))
-                ? Severity.WARN : Severity.INFO;
-        return finding(sev).score(tracksTail ? r * r * 0.9 : 0.1)
+                || queued && waitShare >= WAIT_SHARE_WARN ? Severity.WARN : Severity.INFO;
+        String waited = Double.isFinite(waitShare) && waitShare >= WAIT_SHARE_WARN
+                ? "; requests spent " + n.tag(Fmt.pct(waitShare), "series/pools#hikariAcquireMsTotal") + " of their time getting one" : "";
+        return finding(sev).score(Math.max(tracksTail ? r * r * 0.9 : 0.1, queued && waitShare >= WAIT_SHARE_WARN ? Math.min(0.9, waitShare) : 0))
                 .evidence("series/pools#hikariPending").evidence("series/pools#hikariAcquireMsMax")
                 .summary("up to " + n.tag(Fmt.num(pending.get().max()), "series/pools#hikariPending") + " threads waited for a connection"
-                        + size + " (from " + n.tag(Fmt.num(pending.get().min()), "series/pools#hikariPending") + ")" + acq
+                        + size + " (from " + n.tag(Fmt.num(pending.get().min()), "series/pools#hikariPending") + ")" + acq + waited
                         + (Double.isFinite(r) ? "; pending " + (tracksTail ? "tracks" : "does not track")
                         + " P99 (r = " + n.tag(String.format(Locale.ROOT, "%.2f", r), "series/requests#p99Ms") + ")" : "")
                         + (fades ? "; none waited in the last third of the run (warm-up, not a steady queue)" : "") + ".")
@@ -66,6 +78,17 @@ public final class PoolStarvationRule implements Rule {
                         + " says it is undersized.")
                 .confirm(ev.confirm("watch com.zaxxer.hikari.HikariDataSource getConnection '#cost' '#cost > 50'"))
                 .build();
+    }
+
+    /**
+     * The share of request time spent in HikariCP's getConnection: every acquire's time, summed per
+     * window by the probe, over the requests' time. NaN without the column or without requests.
+     */
+    static double waitShare(Evidence ev) {
+        Optional<ColumnStats> acquired = ev.stats("pools", "hikariAcquireMsTotal");
+        double requestMs = ev.requestTimeMs();
+        if (acquired.isEmpty() || !(requestMs > 0)) return Double.NaN;
+        return Math.min(1, acquired.get().sum() / requestMs);
     }
 
     /**

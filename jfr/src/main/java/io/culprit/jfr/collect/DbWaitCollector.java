@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import jdk.jfr.consumer.RecordedEvent;
 
 /**
@@ -87,9 +89,29 @@ public final class DbWaitCollector implements EventCollector {
     private static String lockFrame(List<String> stack, int exec) {
         for (int i = 0; i < exec; i++) {
             String f = stack.get(i);
-            if (!Frames.isJdk(f) && f.toLowerCase(java.util.Locale.ROOT).contains("lock")) return Frames.method(f);
+            if (!Frames.isJdk(f) && namesALock(Frames.method(f))) return Frames.method(f);
         }
         return null;
+    }
+
+    /** Lock, Locks, Locking, Locked or LockManager… as a word of the simple class or method name. */
+    private static final Pattern LOCK_WORD = Pattern.compile("(^|[^A-Za-z]|[a-z])(lock|Lock)(s|ed|ing|er)?([^a-z]|$)");
+
+    /**
+     * Whether a frame's class or method names a lock: H2's {@code TransactionMap.lock}, a
+     * {@code RowLock}, a {@code LockManager}; not {@code flushIfDeadlockRisk} (PostgreSQL's driver
+     * on its way to a socket read), {@code BlockingQueue} or {@code clock}.
+     */
+    static boolean namesALock(String method) {
+        String simple = method.substring(method.lastIndexOf('.', method.lastIndexOf('.') - 1) + 1);
+        Matcher m = LOCK_WORD.matcher(simple);
+        while (m.find()) {
+            String before = m.group(1);
+            // "Deadlock", "Block", "clock": lower-case "lock" glued to a word before it.
+            if (m.group(2).equals("lock") && !before.isEmpty() && Character.isLowerCase(before.charAt(0))) continue;
+            return true;
+        }
+        return false;
     }
 
     private static String kind(String event) {

@@ -68,6 +68,17 @@ class WindowsAndFramesTest {
     }
 
     @Test
+    void aLockFrameIsOneThatNamesALockNotAWordThatEndsInLock() {
+        assertThat(DbWaitCollector.namesALock("org.h2.mvstore.tx.TransactionMap.lock")).isTrue();
+        assertThat(DbWaitCollector.namesALock("com.acme.db.RowLock.acquire")).isTrue();
+        assertThat(DbWaitCollector.namesALock("com.acme.db.Pages.tryLockRow")).isTrue();
+        // PostgreSQL's driver on its way to the socket read every query waits in: no lock.
+        assertThat(DbWaitCollector.namesALock("org.postgresql.core.v3.QueryExecutorImpl.flushIfDeadlockRisk")).isFalse();
+        assertThat(DbWaitCollector.namesALock("com.acme.io.BlockingReader.read")).isFalse();
+        assertThat(DbWaitCollector.namesALock("com.acme.time.Clock.tick")).isFalse();
+    }
+
+    @Test
     void arrayClassesAreNamedAsJavaNamesThem() {
         assertThat(AllocationCollector.javaName("[B")).isEqualTo("byte[]");
         assertThat(AllocationCollector.javaName("[[Ljava.lang.String;")).isEqualTo("java.lang.String[][]");

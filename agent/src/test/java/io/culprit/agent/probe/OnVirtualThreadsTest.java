@@ -1,0 +1,60 @@
+package io.culprit.agent.probe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The request probe on real virtual threads, one per request as a servlet container on virtual
+ * threads runs them: requests are counted, those in the container are in flight, and no ring is
+ * kept per request. Runs on JDK 21+ (the agent module runs it on the Temurin JDK when there is one:
+ * its pom's virtual-threads execution).
+ */
+class OnVirtualThreadsTest {
+
+    private static ExecutorService virtualThreadPerTask() throws Exception {
+        assumeTrue(Runtime.version().feature() >= 21, "virtual threads need JDK 21+");
+        return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+    }
+
+    @Test
+    void requestsOnVirtualThreadsAreCountedAndInFlightWithoutARingEach() throws Exception {
+        RequestProbe p = new RequestProbe(new PoolProbe());
+        int requests = 5_000, held = 7;
+        CountDownLatch entered = new CountDownLatch(held), release = new CountDownLatch(1);
+        ExecutorService vts = virtualThreadPerTask();
+        for (int i = 0; i < held; i++) {
+            vts.execute(() -> {
+                assertThat(VirtualThreads.is(Thread.currentThread())).isTrue();
+                long start = p.containerEnter();
+                entered.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                p.containerExit(start, System.nanoTime(), 200, null);
+            });
+        }
+        assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.sample(1.0).get("inFlight")).as("requests now in the container").isEqualTo((double) held);
+        for (int i = 0; i < requests; i++) {
+            vts.execute(() -> p.containerExit(p.containerEnter(), System.nanoTime(), 200, null));
+        }
+        release.countDown();
+        vts.shutdown();
+        assertThat(vts.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+        // Before any drain: a ring per request (4 KB) was kept until a reader came by.
+        assertThat(p.ringsKept()).as("the log's stripes only").isLessThanOrEqualTo(4 * Runtime.getRuntime().availableProcessors());
+        Map<String, Double> row = p.sample(1.0);
+        assertThat(p.count()).isEqualTo(requests + held);
+        assertThat(row.get("inFlight")).isEqualTo(0.0);
+        assertThat(VirtualThreads.is(Thread.currentThread())).isFalse();
+    }
+}
