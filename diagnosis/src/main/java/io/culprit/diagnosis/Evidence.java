@@ -206,6 +206,15 @@ public final class Evidence {
         return requestCount() * meanLatencyMs();
     }
 
+    /**
+     * Whether the agent saw the servlet container start requests on virtual threads (series
+     * pools#containerVirtual): no worker pool bounds the requests in flight, and a thread is made
+     * per request, so per-thread caches hold nothing from one request to the next.
+     */
+    public boolean onVirtualThreads() {
+        return stats("pools", "containerVirtual").map(c -> c.max() > 0).orElse(false);
+    }
+
     /** CPUs available to the target, from case.json's target.cpus; NaN when unknown. */
     public double cpus() {
         String c = info.target().get("cpus");

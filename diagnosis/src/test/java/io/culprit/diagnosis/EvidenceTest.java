@@ -50,6 +50,24 @@ class EvidenceTest {
         assertThat(ev.cpuShare(f -> f.equals("ch.qos.logback.classic.spi.ThrowableProxy.<init>"))).isCloseTo(0.3, within(1e-9));
     }
 
+    /** CI, idle-resource-scan: culprit's collect stop loading Jackson out-voted the lab's own scan. */
+    @Test
+    void theAgentsOwnThreadsAreNotTheServicesWorkButItsHooksOnTheServicesThreadsAre() throws Exception {
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2);
+        cb.file("profiles/cpu.collapsed", String.join("\n",
+                "java.lang.Thread.run;java.util.concurrent.ThreadPoolExecutor.runWorker;io.culprit.agent.channel.Session.runCommand;"
+                        + "io.culprit.agent.collect.CollectCommand.stop;java.lang.ClassLoader.loadClass 10",
+                "start_thread;java.lang.Thread.run;org.apache.tomcat.util.threads.TaskThread$WrappingRunnable.run;"
+                        + "io.culprit.lab.web.WebjarResources.scan;java.lang.ClassLoader.getResource 6",
+                "java.lang.Thread.run;org.apache.catalina.connector.CoyoteAdapter.service;"
+                        + "io.culprit.agent.probe.ContainerHook.probeEnter 2",
+                "java.lang.Thread.run;io.culprit.lab.orders.Refresher.run;java.lang.ClassLoader.getResource 2") + "\n");
+        Evidence ev = cb.evidence();
+        assertThat(ev.cpuProfileIfAny().orElseThrow().samples()).as("all but the agent's command thread").isEqualTo(10);
+        assertThat(ev.cpuShare(f -> f.startsWith("java.lang.ClassLoader."))).isCloseTo(0.8, within(1e-9));
+        assertThat(ev.cpuCaller(f -> f.startsWith("java.lang.ClassLoader."))).isEqualTo("io.culprit.lab.web.WebjarResources.scan");
+    }
+
     @Test
     void withoutAProfileCpuShareFallsBackToTheHotspotTable() {
         Evidence ev = CaseBuilder.in(dir, 10, 2).table("cpu-hotspots", row("frame", "a.B.c", "totalShare", 0.2),

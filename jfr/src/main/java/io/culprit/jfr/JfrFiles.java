@@ -19,7 +19,10 @@ public final class JfrFiles {
             "jdk.GCHeapConfiguration", "jdk.UnsignedIntFlag", "jdk.UnsignedLongFlag",
             // The code cache's readings at the chunk's ends, and a fill during the warm-up: the
             // compiler it stopped stays stopped in the window.
-            "jdk.CodeCacheConfiguration", "jdk.CodeCacheStatistics", "jdk.CodeCacheFull");
+            "jdk.CodeCacheConfiguration", "jdk.CodeCacheStatistics", "jdk.CodeCacheFull",
+            // A recording's settings, written when it starts: the leak watch may start its
+            // recording in the warm-up, and its cutoff says that the samples' roots were searched.
+            "jdk.ActiveSetting");
     /**
      * Events the JVM writes only when the recording stops, after the window: JFR's leak profiler
      * emits its surviving samples then (their allocation times say where in the window they began).

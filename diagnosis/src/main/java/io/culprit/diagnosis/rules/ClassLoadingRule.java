@@ -109,10 +109,12 @@ public final class ClassLoadingRule implements Rule {
         }
         String caller = ev.cpuCaller(Frames::isLookup);
         Numbers n = new Numbers();
+        PerThreadCache cache = PerThreadCache.of(ev, Frames::isLookup);
         b.severity(cpuShare >= PROFILE_SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(cpuShare)
-                .culprit(caller != null ? caller : "class and resource lookups").evidence(ev.cpuRef())
+                .culprit(cache != null ? cache.initializer : caller != null ? caller : "class and resource lookups").evidence(ev.cpuRef())
                 .summary(none + ", but " + n.tag(Fmt.pct(cpuShare), ev.cpuRef()) + " of CPU samples are in class, resource and"
-                        + " service lookups" + (caller == null ? "" : ", most asked for by " + caller) + ".")
+                        + " service lookups" + (caller == null ? "" : ", most asked for by " + caller)
+                        + (cache == null ? "" : cache.summary(n, ev.cpuRef())) + ".")
                 .numbers(n.refs())
                 .explanation("Class and resource lookups are meant to happen once at startup. A factory built per call"
                         + " (XML parsers and transformers, JAXB contexts, validators, script engines) finds its"
@@ -123,6 +125,7 @@ public final class ClassLoadingRule implements Rule {
                         + " name the implementation with its system property so no scan runs.")
                 .confirm(ev.confirm("classloading -i 5000") + (caller == null ? "" : " or " + Evidence.quoted("stack " + stackTarget(caller))))
                 .explains("tail-latency").explains("cpu-saturation");
+        if (cache != null) b.explanation(PerThreadCache.EXPLANATION).fix(PerThreadCache.FIX).explains("repeated-construction");
         if (LockContentionRule.topLockInLookup(ev)) b.explains("lock-contention");
         return b.build();
     }

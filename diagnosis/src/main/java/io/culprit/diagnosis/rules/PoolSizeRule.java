@@ -53,7 +53,7 @@ public final class PoolSizeRule implements Rule {
         Severity sev = undersized && waitShare >= PoolStarvationRule.WAIT_SHARE_CRITICAL ? Severity.CRITICAL
                 : undersized ? Severity.WARN : Severity.INFO;
         // A container on virtual threads has no worker pool: nothing but this pool bounds the requests in flight.
-        boolean virtual = ev.stats("pools", "containerVirtual").map(ColumnStats::max).orElse(0.0) > 0;
+        boolean virtual = ev.onVirtualThreads();
         return b.severity(sev).score(Math.min(1, util) * (sev == Severity.CRITICAL ? 0.9 : 0.5))
                 .summary(law + " (" + n.tag(Fmt.pct(util), "series/pools#hikariTotal") + " utilised)"
                         + (pending >= 1 ? ", " + n.tag(Fmt.num(pending), "series/pools#hikariPending") + " threads pending" : "")

@@ -103,7 +103,9 @@ public final class ThreadChurnRule implements Rule {
             String rate = !Double.isFinite(perRequest) || total == 0 ? "" : perRequest < 0.001 ? ", under 0.001 per request"
                     : ", " + Fmt.num(perRequest) + " per request";
             return finding(Severity.OK).evidence(ref).summary((total == 0 ? "no thread started in the run"
-                    : n.tag(Fmt.num(total), ref) + " thread(s) started in the run" + rate) + ": threads are pooled.")
+                    : n.tag(Fmt.num(total), ref) + " thread(s) started in the run" + rate)
+                    + (ev.onVirtualThreads() ? "; the container runs requests on virtual threads, one each, cheap to start"
+                    + " and not counted here." : ": threads are pooled."))
                     .numbers(n.refs()).build();
         }
         String row = ref + "#" + top;
@@ -159,4 +161,5 @@ public final class ThreadChurnRule implements Rule {
     private static boolean allocatesAt(Evidence ev, String site) {
         return GcPressureRule.allocationSites(ev).map(a -> Evidence.text(a, 0, "site").startsWith(Frames.stripLine(site))).orElse(false);
     }
+
 }

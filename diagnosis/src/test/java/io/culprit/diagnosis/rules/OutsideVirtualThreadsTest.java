@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fixtures;
+import io.culprit.model.CaseFile;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A Spring Boot service on virtual threads, written outside the lab (session 24) and recorded by
@@ -40,5 +44,34 @@ class OutsideVirtualThreadsTest {
     void neitherALeakNorARowLockIsReadIntoIt() {
         assertThat(new HeapLeakRule().evaluate(ev).severity()).isEqualTo(Severity.OK);
         assertThat(new DbRowLockRule().evaluate(ev).severity()).isEqualTo(Severity.OK);
+    }
+
+    /**
+     * The same service's {@code /doc}: an ObjectMapper that registers its modules (a service-loader
+     * scan) and a SimpleDateFormat, each kept in {@code ThreadLocal.withInitial} for a pool of
+     * platform threads that is gone. It read as lookups with the fix for XML factories.
+     */
+    @Test
+    void aPerThreadCacheIsNamedAsBuiltForEveryRequestOnItsVirtualThread() {
+        Finding f = new ClassLoadingRule().evaluate(Fixtures.evidence("outside-virtual-thread-cache"));
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.culprit()).isEqualTo("blind.Api.lambda$static$0");
+        assertThat(f.summary()).contains("most asked for by com.fasterxml.jackson.databind.ObjectMapper.findModules; 97 % of it"
+                + " runs in a ThreadLocal's initial value (blind.Api.lambda$static$0), asked for by blind.Api.doc, built anew"
+                + " for every request on its virtual thread.");
+        assertThat(f.explanation()).contains("a virtual thread's ThreadLocals live only as long as it does");
+        assertThat(f.fix()).startsWith("Drop the per-thread cache");
+    }
+
+    /** The same recording without the container's virtual threads: the ThreadLocal is a cache again. */
+    @Test
+    void onPlatformThreadsAPerThreadCacheIsNotBlamed(@TempDir Path tmp) throws Exception {
+        Path dir = Fixtures.copy("outside-virtual-thread-cache", tmp.resolve("case"));
+        Path pools = dir.resolve("series/pools.json");
+        Files.writeString(pools, Files.readString(pools).replace("\"containerVirtual\"", "\"containerVirtualNot\""));
+        Finding f = new ClassLoadingRule().evaluate(new Evidence(CaseFile.open(dir)));
+        assertThat(f.culprit()).isEqualTo("com.fasterxml.jackson.databind.ObjectMapper.findModules");
+        assertThat(f.summary()).doesNotContain("ThreadLocal");
+        assertThat(f.fix()).startsWith("Build the factory once");
     }
 }
