@@ -255,8 +255,12 @@ public final class Evidence {
 
     /** {@code culprit exec <pid> "cmd"}, with the case's pid when known, to confirm on the live service. */
     public String confirm(String consoleCommand) {
-        String pid = info.target().getOrDefault("pid", "<pid>");
-        return "culprit exec " + pid + " " + quoted(consoleCommand);
+        return "culprit exec " + pid() + " " + quoted(consoleCommand);
+    }
+
+    /** The target's pid from case.json, or {@code <pid>}. */
+    public String pid() {
+        return info.target().getOrDefault("pid", "<pid>");
     }
 
     /**

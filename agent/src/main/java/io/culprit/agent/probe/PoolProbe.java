@@ -134,6 +134,11 @@ final class PoolProbe {
         return 0;
     }
 
+    /** Whether the container has started a request on a virtual thread since these probes began. */
+    boolean onVirtualThreads() {
+        return sawVirtual;
+    }
+
     /** A request entered the container on a virtual thread. */
     void virtualRequest() {
         if (!sawVirtual) sawVirtual = true;

@@ -20,6 +20,9 @@ public final class ProbeEvidence {
     static final List<String> LOGGING = List.of("level", "events", "perSecond", "withStackTrace", "appenderMs", "logger");
 
     static final List<String> CONSTRUCTION = List.of("type", "count", "perRequest", "caller", "meanMs");
+    /** JFR's locks table's columns (jfr's LockCollector), for virtual threads blocked on monitors. */
+    static final List<String> LOCKS = List.of("lockClass", "kind", "events", "blockedMs", "ownerThread", "ownerStack",
+            "waiterStack", "eventLoop");
 
     private ProbeEvidence() { }
 
@@ -60,6 +63,10 @@ public final class ProbeEvidence {
         if (p.woven(LoggingProbe.LOGBACK_LOGGER)) {
             caseFile.write(new Table("logging", LOGGING, p.logging.rows(p.seconds()), meta));
             written.add("tables/logging");
+        }
+        if (p.pools.onVirtualThreads()) {
+            caseFile.write(new Table("vthread-locks", LOCKS, p.vthreadLocks.rows(), meta));
+            written.add("tables/vthread-locks");
         }
         if (expensiveWoven(p)) {
             caseFile.write(new Table("construction", CONSTRUCTION, p.construction.rows(p.requests.count()), meta));

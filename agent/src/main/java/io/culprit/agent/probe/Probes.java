@@ -36,6 +36,8 @@ public final class Probes {
     final BeanProbe beans = new BeanProbe();
     final LoggingProbe logging = new LoggingProbe();
     final ConstructionProbe construction = new ConstructionProbe();
+    /** Sampled once a window while the container runs requests on virtual threads. */
+    final VirtualThreadLocks vthreadLocks = new VirtualThreadLocks(WINDOW_MS);
     final Windows windows = new Windows();
     final List<String> woven = new ArrayList<>();
     /** The call probe's hooks by name, so {@link #callsWoven} answers for every hook it has. */
@@ -239,6 +241,7 @@ public final class Probes {
                 long now = System.currentTimeMillis();
                 windows.add(windowStart, pools.sample(), requests.sample((now - windowStart) / 1000.0));
                 calls.drain();  // rings of threads that ended (one per task where threads are not pooled) go now
+                if (pools.onVirtualThreads()) vthreadLocks.sample();
                 windowStart = now;
                 next += WINDOW_MS;
             }

@@ -3,6 +3,7 @@ package io.culprit.agent.probe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -56,5 +57,53 @@ class OnVirtualThreadsTest {
         assertThat(p.count()).isEqualTo(requests + held);
         assertThat(row.get("inFlight")).isEqualTo(0.0);
         assertThat(VirtualThreads.is(Thread.currentThread())).isFalse();
+    }
+
+    /**
+     * From JDK 24 a virtual thread blocked entering a monitor unmounts, and JFR records nothing of
+     * the wait; the JVM's thread dump shows it blocked, on which monitor, and who owns that.
+     */
+    @Test
+    void virtualThreadsBlockedOnAMonitorAreSampledFromThreadDumps() throws Exception {
+        ExecutorService vts = virtualThreadPerTask();
+        assumeTrue(Runtime.version().feature() >= 24, "before JDK 24 a blocked virtual thread pins its carrier, and JFR sees it");
+        Object lock = new Object();
+        CountDownLatch holding = new CountDownLatch(1), release = new CountDownLatch(1);
+        vts.execute(() -> hold(lock, holding, release));
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        for (int i = 0; i < 3; i++) vts.execute(() -> enter(lock));
+        VirtualThreadLocks sampled = new VirtualThreadLocks(1000);
+        long deadline = System.currentTimeMillis() + 30_000;
+        // Each dump is one sample: until the three have blocked (a few milliseconds after they start).
+        while (System.currentTimeMillis() < deadline && (sampled.isEmpty() || (long) sampled.rows().get(0).get("events") < 3)) {
+            sampled.sample();
+        }
+        release.countDown();
+        vts.shutdown();
+        assertThat(vts.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(sampled.stopReason()).isNull();
+        Map<String, Object> r = sampled.rows().get(0);
+        assertThat(r).containsEntry("lockClass", "java.lang.Object");
+        assertThat((long) r.get("events")).isGreaterThanOrEqualTo(3);
+        @SuppressWarnings("unchecked") List<String> waiter = (List<String>) r.get("waiterStack"), owner = (List<String>) r.get("ownerStack");
+        assertThat(waiter.get(0)).startsWith(OnVirtualThreadsTest.class.getName() + ".enter:");
+        assertThat(owner).anySatisfy(f -> assertThat(f).startsWith(OnVirtualThreadsTest.class.getName() + ".hold:"));
+    }
+
+    private static void hold(Object lock, CountDownLatch holding, CountDownLatch release) {
+        synchronized (lock) {
+            holding.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void enter(Object lock) {
+        synchronized (lock) {
+            lock.hashCode();
+        }
     }
 }

@@ -65,14 +65,14 @@ public final class LockContentionRule implements Rule {
     }
 
     // The runner-up lock, when it costs something too: a hand-off often hides the pool's own lock.
-    private static String second(Table t, int top, double requestMs, Numbers n) {
+    private static String second(Table t, int top, double requestMs, Numbers n, String ref) {
         int next = -1;
         for (int i = 0; i < t.rows().size(); i++) {
             if (i != top && !eventLoop(t, i) && (next < 0 || t.number(i, "blockedMs") > t.number(next, "blockedMs"))) next = i;
         }
         if (next < 0 || !(requestMs > 0) || !(t.number(next, "blockedMs") / requestMs >= SECOND_LOCK_SHARE)) return "";
         String at = Frames.callPath(Evidence.stack(t, next, "waiterStack"), 2);
-        return "; next " + t.text(next, "lockClass") + " (" + n.tag(Fmt.ms(t.number(next, "blockedMs")), "tables/locks#" + next)
+        return "; next " + t.text(next, "lockClass") + " (" + n.tag(Fmt.ms(t.number(next, "blockedMs")), ref + "#" + next)
                 + (at.isEmpty() ? "" : ", waiters at " + at) + ")";
     }
 
@@ -114,19 +114,39 @@ public final class LockContentionRule implements Rule {
         return !waiter.isEmpty() && waiter.get(0).startsWith("sun.nio.ch.") && waiter.get(0).contains("Selector");
     }
 
+    /**
+     * The table to read: JFR's {@code locks}, or {@code vthread-locks} when that holds more blocked
+     * time. From JDK 24 a virtual thread blocked entering a monitor unmounts and JFR records nothing
+     * of it; the agent samples such waits from the JVM's thread dumps while the container runs
+     * requests on virtual threads.
+     */
+    static String lockTable(Evidence ev) {
+        Optional<Table> virtual = ev.rows("vthread-locks");
+        if (virtual.isEmpty()) return "locks";
+        Optional<Table> jfr = ev.rows("locks");
+        return jfr.isPresent() && blockedMs(jfr.get()) >= blockedMs(virtual.get()) ? "locks" : "vthread-locks";
+    }
+
+    private static double blockedMs(Table t) {
+        double ms = 0;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (Double.isFinite(t.number(i, "blockedMs")) && !eventLoop(t, i)) ms += t.number(i, "blockedMs");
+        }
+        return ms;
+    }
+
     @Override
     public Finding evaluate(Evidence ev) {
-        Optional<Table> locks = ev.table("locks");
+        String name = lockTable(ev);
+        boolean virtual = name.equals("vthread-locks");
+        String ref = "tables/" + name;
+        Optional<Table> locks = ev.table(name);
         if (locks.isEmpty()) return notAssessed("no table locks");
         Table t = locks.get();
-        if (t.isEmpty()) return finding(Severity.OK).evidence("tables/locks").summary("no lock contention recorded.").build();
+        if (t.isEmpty()) return finding(Severity.OK).evidence(ref).summary("no lock contention recorded.").build();
         int top = topRow(t);
-        if (top < 0) return finding(Severity.OK).evidence("tables/locks").summary("only the event loop's selector handshake blocked.").build();
-        double blocked = 0;
-        for (int i = 0; i < t.rows().size(); i++) {
-            double ms = t.number(i, "blockedMs");
-            if (Double.isFinite(ms) && !eventLoop(t, i)) blocked += ms;
-        }
+        if (top < 0) return finding(Severity.OK).evidence(ref).summary("only the event loop's selector handshake blocked.").build();
+        double blocked = blockedMs(t);
         double requestMs = ev.requestTimeMs();
         // Blocked time of requests in flight at the edges of the run counts too: cap at all of it.
         double share = requestMs > 0 ? Math.min(1, blocked / requestMs) : Double.NaN;
@@ -156,24 +176,28 @@ public final class LockContentionRule implements Rule {
         // A semaphore has no owner to name: its permits are held across whatever the holders do next.
         boolean permits = !handOff && lock != null && lock.contains("Semaphore");
         int held = permits ? heldCall(ev, culprit) : -1;
+        // A monitor's owner in a timed dependency call: the call the lock is held across.
+        int ownerCall = !permits && !handOff && !lookup && !owner.isEmpty() ? heldCall(ev, culprit) : -1;
         // A map bin's lock: held while the map runs the caller's function.
         String mapCall = handOff || permits ? null : MapBinLock.call(lock, waiter);
         Numbers n = new Numbers();
-        String weight = "threads spent " + n.tag(Fmt.ms(blocked), "tables/locks") + " blocked" + (Double.isFinite(share)
-                ? " (" + n.tag(Fmt.pct(share), "tables/locks") + " of request time)"
-                : " (" + n.tag(Fmt.num(threads), "tables/locks") + " threads blocked on average)");
-        Finding.Builder b = finding(sev).evidence("tables/locks#" + top);
+        String weight = (virtual ? "virtual threads spent about " : "threads spent ") + n.tag(Fmt.ms(blocked), ref) + " blocked"
+                + (Double.isFinite(share) ? " (" + n.tag(Fmt.pct(share), ref) + " of request time)"
+                : " (" + n.tag(Fmt.num(threads), ref) + " threads blocked on average)");
+        Finding.Builder b = finding(sev).evidence(ref + "#" + top);
         if (sev == Severity.OK) return b.summary(weight + "; top lock " + lock + ".").numbers(n.refs()).build();
         // When the tasks' own wait is what the requests wait for, the fix goes where the tasks wait.
         return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10))
                 .culprit(taskWait ? taskSite : culprit)
-                .summary(weight + " on " + lock + " (" + kind + ", " + n.tag(Fmt.num(t.number(top, "events")), "tables/locks#" + top) + " events)"
+                .summary(weight + " on " + lock + " (" + kind + ", " + n.tag(Fmt.num(t.number(top, "events")), ref + "#" + top)
+                        + (virtual ? " blocked threads in thread dumps a second apart" : " events") + ")"
                         + (handOff ? ", waiting for work handed to other threads" : "")
                         + (!owner.isEmpty() && culprit != null ? ", held at " + culprit + (ownerThread.isEmpty() ? "" : " by " + ownerThread) : "")
                         + (path.isEmpty() ? "" : ", waiters at " + path)
                         + (lookup ? "; the lock is taken inside class or resource lookup" : "")
-                        + second(t, top, requestMs, n) + (pool == null ? "" : pool.describe(ev, n))
+                        + second(t, top, requestMs, n, ref) + (pool == null ? "" : pool.describe(ev, n))
                         + (taskWait ? taskWait(tasks, n) : "") + (held >= 0 ? permitHolders(ev, held, n) : "")
+                        + (ownerCall >= 0 && mapCall == null ? heldAcross(ev, ownerCall, n) : "")
                         + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"
                         + MapBinLock.likelyHeld(ev, culprit, n) : "") + ".")
                 .numbers(n.refs())
@@ -192,7 +216,10 @@ public final class LockContentionRule implements Rule {
                         + " pool or queue whose resources are all taken. The notifier (named as the holder) gave one back;"
                         + " its stack shows what the resource was held across."
                         : "Every request that needs this lock waits for the one holding it; the wait grows with"
-                        + " concurrency while the CPU stays partly idle. The owner's stack shows the code holding it.")
+                        + " concurrency while the CPU stays partly idle. The owner's stack shows the code holding it."
+                        + (virtual ? " A virtual thread blocked on a monitor gives its carrier back (JDK 24+) but keeps its"
+                        + " place in the queue, and JFR records none of these waits: culprit counted the blocked threads"
+                        + " in the JVM's thread dumps, once a second." : ""))
                 .fix(taskWait ? "The requests wait for tasks that wait in turn on " + what(tasks) + ": make that"
                         + " wait shorter or rarer (cache its answers, batch, a faster dependency, a timeout); the hand-off"
                         + " only moves it to another thread." + (pool != null ? " " + pool.fix : "")
@@ -217,10 +244,16 @@ public final class LockContentionRule implements Rule {
                         + " (not across remote calls); a hand-made wait/notify pool is better replaced by a maintained one"
                         + " (HikariCP, commons-pool2) with a checkout timeout."
                         : "Take the lock off the per-request path (do the work once, cache it, or use a lock-free"
-                        + " structure), or shrink the critical section to the shared state only.")
+                        + " structure), or shrink the critical section to the shared state only."
+                        + (virtual ? " However many virtual threads there are, a slow call inside the block serializes"
+                        + " every request: make the call outside it and publish the result (a volatile field, an"
+                        + " AtomicReference)." : ""))
                 // thread -b names a lock's holder; a hand-off has none: the call paths into the wait show who hands off.
                 .confirm(taskWait && Frames.classAndMethod(taskSite) != null ? ev.confirm("trace " + Frames.classAndMethod(taskSite) + " -n 5")
-                        : handOff || permits ? handOffConfirm(ev, culprit) : waitNotify ? handOffConfirm(ev, Frames.firstNonJdk(waiter)) : ev.confirm("thread -b") + " or \"profiler start --event lock\"")
+                        : handOff || permits ? handOffConfirm(ev, culprit) : waitNotify ? handOffConfirm(ev, Frames.firstNonJdk(waiter))
+                        : virtual ? "jcmd " + ev.pid() + " Thread.dump_to_file -format=json threads.json (virtual threads"
+                        + " in state BLOCKED, blockedOn " + lock + ")"
+                        : ev.confirm("thread -b") + " or \"profiler start --event lock\"")
                 .build();
     }
 
@@ -248,6 +281,15 @@ public final class LockContentionRule implements Rule {
      * What the permits are held across, and how many were busy on average: by Little's Law the calls
      * in flight are their total time over the run's.
      */
+    /** "; the lock is held across its holder's http "GET …" (N calls, X ms each)": what the owner does while others wait. */
+    private static String heldAcross(Evidence ev, int row, Numbers n) {
+        Table t = ev.rows("calls").orElseThrow();
+        String ref = "tables/calls#" + row;
+        double count = t.number(row, "count");
+        return "; the lock is held across its holder's " + t.text(row, "kind") + " " + SlowCallsRule.quote(t.text(row, "target"))
+                + " (" + n.tag(Fmt.num(count), ref) + " calls, " + n.tag(Fmt.ms(t.number(row, "totalMs") / count), ref) + " each)";
+    }
+
     private static String permitHolders(Evidence ev, int row, Numbers n) {
         Table t = ev.rows("calls").orElseThrow();
         String ref = "tables/calls#" + row;

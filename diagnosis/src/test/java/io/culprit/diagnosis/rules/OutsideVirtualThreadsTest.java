@@ -74,4 +74,23 @@ class OutsideVirtualThreadsTest {
         assertThat(f.summary()).doesNotContain("ThreadLocal");
         assertThat(f.fix()).startsWith("Build the factory once");
     }
+
+    /**
+     * The same service's {@code /quote}: a 20 ms partner called inside {@code synchronized}. On
+     * JDK 25 the blocked virtual threads unmount and JFR records none of their waits; before the
+     * agent sampled thread dumps the verdict was "no root cause found".
+     */
+    @Test
+    void virtualThreadsQueuedOnAMonitorAreNamedFromThreadDumpsWithTheCallHeldAcross() {
+        Evidence quote = Fixtures.evidence("outside-virtual-thread-monitor");
+        assertThat(LockContentionRule.lockTable(quote)).isEqualTo("vthread-locks");
+        Finding f = new LockContentionRule().evaluate(quote);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Api.quote:59");
+        assertThat(f.summary()).startsWith("virtual threads spent about 102 s blocked (79 % of request time) on java.lang.Object"
+                + " (monitor, 102 blocked threads in thread dumps a second apart), held at blind.Api.quote:59")
+                .endsWith("; the lock is held across its holder's http \"GET http://127.0.0.1:18111/quote\" (634 calls, 23.2 ms each).");
+        assertThat(f.explanation()).contains("JFR records none of these waits");
+        assertThat(f.confirm()).startsWith("jcmd ").contains("Thread.dump_to_file -format=json");
+    }
 }
