@@ -1,5 +1,6 @@
 package io.culprit.agent.probe;
 
+import io.culprit.jfr.collect.LockCollector;
 import io.culprit.model.CaseFile;
 import io.culprit.model.Series;
 import io.culprit.model.Table;
@@ -20,9 +21,6 @@ public final class ProbeEvidence {
     static final List<String> LOGGING = List.of("level", "events", "perSecond", "withStackTrace", "appenderMs", "logger");
 
     static final List<String> CONSTRUCTION = List.of("type", "count", "perRequest", "caller", "meanMs");
-    /** JFR's locks table's columns (jfr's LockCollector), for virtual threads blocked on monitors. */
-    static final List<String> LOCKS = List.of("lockClass", "kind", "events", "blockedMs", "ownerThread", "ownerStack",
-            "waiterStack", "eventLoop");
 
     private ProbeEvidence() { }
 
@@ -65,7 +63,7 @@ public final class ProbeEvidence {
             written.add("tables/logging");
         }
         if (p.pools.onVirtualThreads()) {
-            caseFile.write(new Table("vthread-locks", LOCKS, p.vthreadLocks.rows(), meta));
+            caseFile.write(new Table("vthread-locks", LockCollector.COLUMNS, p.vthreadLocks.rows(), meta));
             written.add("tables/vthread-locks");
         }
         if (expensiveWoven(p)) {

@@ -8,6 +8,7 @@ import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import io.culprit.jfr.collect.LockCollector;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -144,16 +145,8 @@ final class VirtualThreadLocks {
         sorted.sort((a, b) -> Long.compare(b.seen, a.seen));
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Group g : sorted) {
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("lockClass", g.lockClass);
-            r.put("kind", "monitor");
-            r.put("events", g.seen);
-            r.put("blockedMs", g.seen * intervalMs);
-            r.put("ownerThread", top(g.ownerNames));
-            r.put("ownerStack", top(g.owners));
-            r.put("waiterStack", top(g.waiters));
-            r.put("eventLoop", 0);
-            rows.add(r);
+            rows.add(LockCollector.row(g.lockClass, "monitor", g.seen, g.seen * intervalMs, top(g.ownerNames), top(g.owners),
+                    top(g.waiters), 0));
         }
         return rows;
     }

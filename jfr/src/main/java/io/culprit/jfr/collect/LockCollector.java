@@ -180,20 +180,30 @@ public final class LockCollector implements EventCollector {
         sorted.sort((a, b) -> Double.compare(b.blockedMs, a.blockedMs));
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Group g : sorted) {
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("lockClass", g.lockClass);
-            r.put("kind", g.kind);
-            r.put("events", g.events);
-            r.put("blockedMs", g.blockedMs);
             Long owner = topOwner(g);
-            r.put("ownerThread", owner == null ? null : g.ownerNames.get(owner));
-            r.put("ownerStack", owner == null ? null : ownerStack(g, owner));
-            r.put("waiterStack", g.waiters.top());
-            r.put("eventLoop", g.eventLoop);
-            rows.add(r);
+            rows.add(row(g.lockClass, g.kind, g.events, g.blockedMs, owner == null ? null : g.ownerNames.get(owner),
+                    owner == null ? null : ownerStack(g, owner), g.waiters.top(), g.eventLoop));
         }
-        return List.of(new Table("locks", List.of("lockClass", "kind", "events", "blockedMs", "ownerThread", "ownerStack",
-                "waiterStack", "eventLoop"), rows, o.meta()));
+        return List.of(new Table("locks", COLUMNS, rows, o.meta()));
+    }
+
+    /** The columns of table {@code locks}, and of the agent's {@code vthread-locks}, which virtual threads' waits fill. */
+    public static final List<String> COLUMNS = List.of("lockClass", "kind", "events", "blockedMs", "ownerThread", "ownerStack",
+            "waiterStack", "eventLoop");
+
+    /** One row of {@link #COLUMNS}; owner fields null when unknown. */
+    public static Map<String, Object> row(String lockClass, String kind, long events, double blockedMs, String ownerThread,
+            List<String> ownerStack, List<String> waiterStack, long eventLoop) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("lockClass", lockClass);
+        r.put("kind", kind);
+        r.put("events", events);
+        r.put("blockedMs", blockedMs);
+        r.put("ownerThread", ownerThread);
+        r.put("ownerStack", ownerStack);
+        r.put("waiterStack", waiterStack);
+        r.put("eventLoop", eventLoop);
+        return r;
     }
 
     private static Long topOwner(Group g) {
