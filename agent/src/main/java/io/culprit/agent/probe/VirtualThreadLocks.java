@@ -34,12 +34,10 @@ final class VirtualThreadLocks {
     static final long MAX_DUMP_MS = 200;
     private static final int STACK = 24;
 
-    private final Method dump;
-    private final Object bean;
-    private final Object json;
-    private final ObjectMapper mapper = new ObjectMapper();
     private final Map<String, Group> groups = new LinkedHashMap<>();
     private final double intervalMs;
+    /** Made at the first sample, so that probes on a service without virtual threads load nothing for it. */
+    private Dumper dumper;
     private boolean stopped;
     private String stopReason;
 
@@ -55,38 +53,44 @@ final class VirtualThreadLocks {
         }
     }
 
-    /** @param intervalMs the time between two samples, which each blocked thread seen stands for */
-    VirtualThreadLocks(double intervalMs) {
-        this.intervalMs = intervalMs;
-        Method m = null;
-        Object b = null, f = null;
-        try {
+    /** {@code HotSpotDiagnosticMXBean.dumpThreads(file, JSON)}, reached by reflection: the agent compiles for JDK 11. */
+    private static final class Dumper {
+        final Method dump;
+        final Object bean, json;
+        final ObjectMapper mapper = new ObjectMapper();
+
+        Dumper() throws ReflectiveOperationException {
             Class<? extends java.lang.management.PlatformManagedObject> type = Class.forName("com.sun.management.HotSpotDiagnosticMXBean")
                     .asSubclass(java.lang.management.PlatformManagedObject.class);
             @SuppressWarnings({"unchecked", "rawtypes"})
             Object format = Enum.valueOf((Class) Class.forName("com.sun.management.HotSpotDiagnosticMXBean$ThreadDumpFormat"), "JSON");
-            m = type.getMethod("dumpThreads", String.class, format.getClass());
-            b = ManagementFactory.getPlatformMXBean(type);
-            f = format;
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            m = null;  // before JDK 21: no virtual threads to sample
+            dump = type.getMethod("dumpThreads", String.class, format.getClass());
+            bean = ManagementFactory.getPlatformMXBean(type);
+            json = format;
         }
-        dump = m;
-        bean = b;
-        json = f;
+
+        void dumpTo(Path file) throws ReflectiveOperationException {
+            dump.invoke(bean, file.toString(), json);
+        }
     }
 
-    /** Takes one dump and adds its blocked virtual threads; does nothing once stopped or where dumps do not exist. */
+    /** @param intervalMs the time between two samples, which each blocked thread seen stands for */
+    VirtualThreadLocks(double intervalMs) {
+        this.intervalMs = intervalMs;
+    }
+
+    /** Takes one dump and adds its blocked virtual threads; once stopped, or where there are no JSON dumps (before JDK 21), nothing. */
     void sample() {
-        if (dump == null || stopped) return;
+        if (stopped) return;
         Path file = null;
         try {
+            if (dumper == null) dumper = new Dumper();
             file = Files.createTempFile("culprit-threads", ".json");
             Files.delete(file);  // dumpThreads will not overwrite
             long start = System.nanoTime();
-            dump.invoke(bean, file.toString(), json);
+            dumper.dumpTo(file);
             long ms = (System.nanoTime() - start) / 1_000_000;
-            add(mapper.readTree(file.toFile()));
+            add(dumper.mapper.readTree(file.toFile()));
             if (ms > MAX_DUMP_MS) stop("a thread dump took " + ms + " ms");
         } catch (ReflectiveOperationException | IOException | RuntimeException e) {
             stop("thread dump failed: " + e);

@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import jdk.jfr.consumer.RecordedEvent;
 
@@ -94,8 +93,9 @@ public final class DbWaitCollector implements EventCollector {
         return null;
     }
 
-    /** Lock, Locks, Locking, Locked or LockManager… as a word of the simple class or method name. */
-    private static final Pattern LOCK_WORD = Pattern.compile("(^|[^A-Za-z]|[a-z])(lock|Lock)(s|ed|ing|er)?([^a-z]|$)");
+    /** The words of a camel-case name: "flushIfDeadlockRisk" is flush, If, Deadlock, Risk. */
+    private static final Pattern WORDS = Pattern.compile("(?<=[a-z0-9])(?=[A-Z])|[^A-Za-z0-9]+");
+    private static final Set<String> LOCK_WORDS = Set.of("lock", "locks", "locked", "locking", "locker");
 
     /**
      * Whether a frame's class or method names a lock: H2's {@code TransactionMap.lock}, a
@@ -104,13 +104,7 @@ public final class DbWaitCollector implements EventCollector {
      */
     static boolean namesALock(String method) {
         String simple = method.substring(method.lastIndexOf('.', method.lastIndexOf('.') - 1) + 1);
-        Matcher m = LOCK_WORD.matcher(simple);
-        while (m.find()) {
-            String before = m.group(1);
-            // "Deadlock", "Block", "clock": lower-case "lock" glued to a word before it.
-            if (m.group(2).equals("lock") && !before.isEmpty() && Character.isLowerCase(before.charAt(0))) continue;
-            return true;
-        }
+        for (String word : WORDS.split(simple)) if (LOCK_WORDS.contains(word.toLowerCase(java.util.Locale.ROOT))) return true;
         return false;
     }
 
