@@ -48,6 +48,9 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--duration", defaultValue = "20", description = "measured seconds of load (default: ${DEFAULT-VALUE})")
     int seconds;
 
+    @Option(names = "--warmup", defaultValue = "5", description = "unrecorded seconds of load before measuring (default: ${DEFAULT-VALUE})")
+    int warmupSeconds;
+
     @Option(names = "--rate", description = "override the scenario's load: open model, requests per second")
     Double rate;
 
@@ -61,6 +64,8 @@ public final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         try {
             LabJar.locate().scenario(scenario);  // a bad name is one line, before anything starts
+            if (seconds <= 0) throw new IllegalArgumentException("--duration must be at least 1 second, not " + seconds);
+            if (warmupSeconds < 0) throw new IllegalArgumentException("--warmup must not be negative, not " + warmupSeconds);
         } catch (IllegalArgumentException e) {
             System.err.println("culprit demo: " + e.getMessage());
             return 2;
@@ -121,6 +126,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
         else p.connections = load.path("concurrency").asInt(load.path("concurrencyLevels").path(1).asInt(4));
         p.duration = Duration.ofSeconds(seconds);
+        p.warmup = Duration.ofSeconds(warmupSeconds);
         p.probes = !noProbes;
         p.caseDir = Path.of("culprit-cases", "demo-" + scenario + (fixed ? "-fixed" : "") + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));

@@ -49,4 +49,11 @@ class BadInputIT {
         assertThat(r.err.strip()).as(r.toString()).startsWith("culprit demo: unknown lab scenario 'nosuch'; known: healthy")
                 .doesNotContain("\n");
     }
+
+    @Test
+    void aNegativeDemoWarmupStartsNothing() {
+        Cli.Result r = Cli.run("demo", "healthy", "--warmup", "-1");
+        assertThat(r.code).as(r.toString()).isEqualTo(2);
+        assertThat(r.err.strip()).as(r.toString()).isEqualTo("culprit demo: --warmup must not be negative, not -1");
+    }
 }
