@@ -24,6 +24,7 @@ final class PoolProbe {
     final List<Object> hikariPools = new CopyOnWriteArrayList<>();
     final ContainerPools containers = new ContainerPools();
     final AppExecutors executors = new AppExecutors();
+    final ObjectPools objectPools = new ObjectPools();
     /** Guards the window's acquire and usage figures, which only folds write. */
     private final Object foldLock = new Object();
     /** Acquires and usages as {ACQUIRE or USAGE, ns, 0, 0}. */
@@ -201,6 +202,7 @@ final class PoolProbe {
         if (sawVirtual) row.put("containerVirtual", (double) virtualRequests.sumThenReset());  // requests, this window
         containers.sample(row);
         executors.sample(row);
+        objectPools.sample();
         return row;
     }
 
@@ -218,6 +220,7 @@ final class PoolProbe {
         }
         containers.describe(rows);
         executors.describe(rows);
+        objectPools.describe(rows);
         return rows;
     }
 

@@ -38,6 +38,8 @@ public final class ProbeEvidence {
             written.add("series/pools");
         }
         Map<String, Object> meta = p.meta();
+        caseFile.write(new Table("object-pools", ObjectPools.COLUMNS, p.pools.objectPools.rows(), meta));
+        written.add("tables/object-pools");
         if (p.serverWoven()) {
             Series requests = p.windows.series("requests");
             if (requests != null) {

@@ -65,9 +65,11 @@ class AnalyzeCommandTest {
         Path jfr = dir.resolve("busy.jfr");
         try (Recording r = new Recording(CulpritSettings.configuration())) {
             r.start();
-            Thread busy = new Thread(() -> distinctTerms(3_000), "busy");
+            // ~250 execution samples at culprit's 20 ms of CPU, all in distinctTerms: CI's 2 busy CPUs
+            // once gave 97 of the 150 that 3 s of CPU should, under the rules' 100.
+            Thread busy = new Thread(() -> distinctTerms(5_000), "busy");
             busy.start();
-            busy.join();  // ~150 execution samples at culprit's 20 ms of CPU, all in distinctTerms
+            busy.join();
             r.stop();
             r.dump(jfr);
         }

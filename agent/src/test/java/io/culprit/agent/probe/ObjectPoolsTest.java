@@ -1,0 +1,80 @@
+package io.culprit.agent.probe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.apache.commons.pool2.BasePooledObjectFactory;
+import org.apache.commons.pool2.PooledObject;
+import org.apache.commons.pool2.impl.DefaultPooledObject;
+import org.apache.commons.pool2.impl.GenericObjectPool;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real commons-pool2 pool (the one JedisPool extends) with every object lent out and threads
+ * waiting: the sampler finds it through its MBean, with no weaving, and counts the full windows,
+ * the waiters and the waited borrows.
+ */
+class ObjectPoolsTest {
+
+    static final class Widgets extends BasePooledObjectFactory<StringBuilder> {
+        @Override public StringBuilder create() { return new StringBuilder(); }
+        @Override public PooledObject<StringBuilder> wrap(StringBuilder b) { return new DefaultPooledObject<>(b); }
+    }
+
+    @Test
+    void aFullPoolWithWaitersIsReadFromItsMBean() throws Exception {
+        GenericObjectPool<StringBuilder> pool = new GenericObjectPool<>(new Widgets());
+        pool.setMaxTotal(2);
+        ObjectPools sampler = new ObjectPools();
+        List<Thread> waiters = new ArrayList<>();
+        try {
+            sampler.sample(); // the baseline
+            StringBuilder a = pool.borrowObject(), b = pool.borrowObject();
+            CountDownLatch started = new CountDownLatch(3);
+            for (int i = 0; i < 3; i++) {
+                Thread t = new Thread(() -> {
+                    started.countDown();
+                    try {
+                        pool.returnObject(pool.borrowObject());
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                t.start();
+                waiters.add(t);
+            }
+            started.await();
+            while (pool.getNumWaiters() < 3) Thread.onSpinWait();
+            Thread.sleep(50); // the waiters' borrows now wait at least this long
+            sampler.sample();
+            pool.returnObject(a);
+            pool.returnObject(b);
+            for (Thread t : waiters) t.join(5_000);
+            sampler.sample();
+
+            List<Map<String, Object>> rows = sampler.rows();
+            Map<String, Object> row = rows.stream().filter(r -> String.valueOf(r.get("factory")).startsWith(Widgets.class.getName() + "<"))
+                    .findFirst().orElseThrow(() -> new AssertionError("pool not found: " + rows));
+            assertThat(row).containsEntry("maxTotal", 2.0).containsEntry("windows", 2).containsEntry("fullWindows", 1);
+            assertThat((double) row.get("waitersMax")).isEqualTo(3);
+            assertThat((double) row.get("waitersMean")).isEqualTo(1.5);
+            assertThat((double) row.get("borrowed")).isEqualTo(5); // the two lent out, then the three waiters
+            assertThat((double) row.get("borrowWaitMsTotal")).isGreaterThanOrEqualTo(50);
+            assertThat((double) row.get("maxWaitMs")).isEqualTo(-1); // commons-pool2's default: wait forever
+
+            List<Map<String, Object>> live = new ArrayList<>();
+            sampler.describe(live);
+            assertThat(live).anySatisfy(r -> assertThat(r.get("pool").toString()).endsWith("ObjectPoolsTest$Widgets"));
+        } finally {
+            pool.close();
+        }
+        sampler.sample(); // a closed pool unregisters its MBean: its figures stay, the live view drops it
+        assertThat(sampler.rows()).anyMatch(r -> String.valueOf(r.get("factory")).startsWith(Widgets.class.getName() + "<") && r.get("windows").equals(2));
+        List<Map<String, Object>> live = new ArrayList<>();
+        sampler.describe(live);
+        assertThat(live).noneMatch(r -> r.get("pool").toString().endsWith("ObjectPoolsTest$Widgets"));
+    }
+}
