@@ -65,6 +65,14 @@ public final class LoadJson {
         return read(caseDir).map(r -> num(r.path("summary").path("service_ms").path("mean"))).orElse(Double.NaN);
     }
 
+    /**
+     * Requests the generator completed, counted (its windows' rates are rounded, so their sum
+     * times the window can miss a few). NaN without load.json.
+     */
+    public static double completed(Path caseDir) {
+        return read(caseDir).map(r -> num(r.path("summary").path("requests"))).orElse(Double.NaN);
+    }
+
     /** The load model that drove the case ("open" or "closed"), or null without load.json. */
     public static String model(Path caseDir) {
         return read(caseDir).map(r -> r.path("plan").path("model").asText(null)).orElse(null);

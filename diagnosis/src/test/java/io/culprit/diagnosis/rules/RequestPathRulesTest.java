@@ -102,6 +102,15 @@ class RequestPathRulesTest {
                 + " the requests (check the URL and body), it did not fail under load.");
     }
 
+    /** Rates rounded per window once summed to 11,451 requests, of which 11,453 failed: the generator's count is the total. */
+    @Test
+    void theGeneratorsCountOfRequestsIsTheTotalNotTheRoundedRates() {
+        CaseBuilder cb = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 99.9), "errors", CaseBuilder.flat(10, 100));
+        cb.loadJson("\"summary\":{\"requests\":1000,\"status\":{\"404\":1000}}");
+        Finding f = new RequestErrorsRule().evaluate(cb.evidence());
+        assertThat(f.summary()).startsWith("1,000 of 1,000 requests failed (100 %)");
+    }
+
     @Test
     void escapedExceptionsAreNotHiddenCost() {
         var ev = CaseBuilder.in(dir, 10, 2).table("exceptions",
