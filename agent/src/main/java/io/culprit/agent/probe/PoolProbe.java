@@ -84,6 +84,7 @@ final class PoolProbe {
             }
         });
         h.add(executors.hook());
+        h.addAll(objectPools.hooks());
         // Tomcat's pool is found by its request hook (RequestProbe). XnioWorker hands tasks to a
         // pool of another class, so weaving its execute leaves no worker loop obsolete.
         h.add(new Hook(ContainerPools.XNIO_WORKER, "execute", "(Ljava/lang/Runnable;)", Hook.ENTER | Hook.SELF) {

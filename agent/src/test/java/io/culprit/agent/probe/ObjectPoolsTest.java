@@ -10,6 +10,9 @@ import org.apache.commons.pool2.BasePooledObjectFactory;
 import org.apache.commons.pool2.PooledObject;
 import org.apache.commons.pool2.impl.DefaultPooledObject;
 import org.apache.commons.pool2.impl.GenericObjectPool;
+import io.culprit.agent.instrument.Instrumenter;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +25,39 @@ class ObjectPoolsTest {
     static final class Widgets extends BasePooledObjectFactory<StringBuilder> {
         @Override public StringBuilder create() { return new StringBuilder(); }
         @Override public PooledObject<StringBuilder> wrap(StringBuilder b) { return new DefaultPooledObject<>(b); }
+    }
+
+    @AfterEach
+    void reset() {
+        Instrumenter.resetAll();
+        Probes.stop();
+    }
+
+    /**
+     * A pool with no MBean (DBCP2's BasicDataSource registers its pool's only when given a
+     * jmxName): found at its first borrow through the woven {@code borrowObject}, read by its getters.
+     */
+    @Test
+    void aPoolWithoutAnMBeanIsFoundAtItsFirstBorrow() throws Exception {
+        Probes p = Probes.ensure(ProbeContext.INST);
+        GenericObjectPoolConfig<StringBuilder> config = new GenericObjectPoolConfig<>();
+        config.setJmxEnabled(false);
+        config.setMaxTotal(3);
+        GenericObjectPool<StringBuilder> pool = new GenericObjectPool<>(new Widgets(), config);
+        try {
+            pool.returnObject(pool.borrowObject());
+            String name = "GenericObjectPool@" + Integer.toHexString(System.identityHashCode(pool));
+            long end = System.nanoTime() + 10_000_000_000L;
+            while (!ProbeContext.run(new PoolsCommand(), false).text().contains(name)) {
+                if (System.nanoTime() > end) throw new AssertionError("no " + name + " in\n" + ProbeContext.run(new PoolsCommand(), false).text());
+                Thread.sleep(50);
+            }
+            assertThat(ProbeContext.run(new PoolsCommand(), false).text())
+                    .containsPattern("pool2 " + name + " \\S+\\s+0\\s+1\\s+0\\s+3"); // active, idle, waiters, maxTotal
+            assertThat(p.woven).anyMatch(w -> w.contains("GenericObjectPool.borrowObject"));
+        } finally {
+            pool.close();
+        }
     }
 
     @Test

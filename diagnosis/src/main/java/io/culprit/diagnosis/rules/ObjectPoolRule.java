@@ -83,9 +83,8 @@ public final class ObjectPoolRule implements Rule {
                         + " borrowing and returning keeps the object from everyone else.")
                 .fix("Hold each " + kind.object + " only for the calls that need it: borrow it (try-with-resources on "
                         + kind.borrow + ") around those calls, not around remote calls or other slow work. Then size maxTotal"
-                        + " for the demand (borrow rate × hold time, by Little's Law; commons-pool2 and JedisPool allow 8 by"
-                        + " default, GenericObjectPoolConfig.setMaxTotal), and set maxWait"
-                        + " (setMaxWait) so that a borrow fails fast instead of queueing request threads.")
+                        + " for the demand (borrow rate × hold time, by Little's Law; 8 by default), and set maxWait so that a"
+                        + " borrow fails fast instead of queueing request threads: " + kind.settings + ".")
                 .confirm(ev.confirm("pools") + (borrower == null ? "" : " and " + ev.confirm("trace " + borrower + " -n 5")))
                 .explains("lock-contention").explains("tail-latency").explains("thread-oversubscription")
                 .explains("container-queue")
@@ -94,19 +93,23 @@ public final class ObjectPoolRule implements Rule {
 
     /** What the pool lends, told by its factory's class. */
     enum Kind {
-        JEDIS("redis.clients.", "Redis connections", "Redis connection", "pool.getResource()", "Redis", "redis"),
-        DBCP("org.apache.commons.dbcp2.", "database connections", "connection", "dataSource.getConnection()", "the database", "sql"),
-        OTHER("", "pooled objects", "pooled object", "pool.borrowObject()", "the resource behind it", "");
+        JEDIS("redis.clients.", "Redis connections", "Redis connection", "pool.getResource()", "Redis", "redis",
+                "JedisPoolConfig.setMaxTotal and setMaxWait (Spring: spring.data.redis.jedis.pool.max-active and max-wait)"),
+        DBCP("org.apache.commons.dbcp2.", "database connections", "connection", "dataSource.getConnection()", "the database", "sql",
+                "BasicDataSource.setMaxTotal and setMaxWait (Spring: spring.datasource.dbcp2.max-total and max-wait-millis)"),
+        OTHER("", "pooled objects", "pooled object", "pool.borrowObject()", "the resource behind it", "",
+                "GenericObjectPoolConfig.setMaxTotal and setMaxWait");
 
-        final String prefix, objects, object, borrow, dependency, callKind;
+        final String prefix, objects, object, borrow, dependency, callKind, settings;
 
-        Kind(String prefix, String objects, String object, String borrow, String dependency, String callKind) {
+        Kind(String prefix, String objects, String object, String borrow, String dependency, String callKind, String settings) {
             this.prefix = prefix;
             this.objects = objects;
             this.object = object;
             this.borrow = borrow;
             this.dependency = dependency;
             this.callKind = callKind;
+            this.settings = settings;
         }
 
         static Kind of(String factory) {

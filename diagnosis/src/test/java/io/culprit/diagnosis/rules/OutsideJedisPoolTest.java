@@ -26,7 +26,7 @@ class OutsideJedisPoolTest {
                 + " average (most 24), 1,855 borrows waiting 185 ms each on average; borrowed at blind.App.cart, which holds it"
                 + " across http \"GET http://127.0.0.1:18121/price\" (1,983 calls, 59.6 ms each).");
         assertThat(f.explanation()).contains("maxWait is unbounded", "not for Redis");
-        assertThat(f.fix()).startsWith("Hold each Redis connection only for the calls that need it").contains("setMaxTotal", "setMaxWait");
+        assertThat(f.fix()).startsWith("Hold each Redis connection only for the calls that need it").contains("JedisPoolConfig.setMaxTotal and setMaxWait", "spring.data.redis.jedis.pool.max-active");
         assertThat(f.explains()).contains("lock-contention", "tail-latency");
         assertThat(f.confirm()).endsWith("\"trace blind.App.cart -n 5\"");
     }
@@ -36,6 +36,22 @@ class OutsideJedisPoolTest {
         Finding f = new ObjectPoolRule().evaluate(Fixtures.evidence("outside-jedis-pool-fixed"));
         assertThat(f.severity()).isEqualTo(Severity.OK);
         assertThat(f.summary()).startsWith("requests spent 0 % of their time waiting to borrow from a commons-pool2 pool of Redis connections");
+    }
+
+    /**
+     * The same fault on DBCP2 (blind12, PostgreSQL, a BasicDataSource of 8 held across a partner
+     * call): its pool registers no MBean without a jmxName, so it is found at its first borrow. The
+     * agent times no SQL outside HikariCP, so no borrower is known and the factory is named.
+     */
+    @Test
+    void aDbcpPoolWithoutAnMBeanIsNamedByItsFactoryWithDbcpsSettings() {
+        Finding f = new ObjectPoolRule().evaluate(Fixtures.evidence("outside-dbcp-pool-held"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("PoolableConnectionFactory");
+        assertThat(f.summary()).startsWith("requests spent 64 % of their time waiting to borrow from a commons-pool2 pool of"
+                + " database connections (PoolableConnectionFactory, maxTotal 8): all 8 lent out in 87 % of 15 windows");
+        assertThat(f.fix()).startsWith("Hold each connection only for the calls that need it")
+                .contains("spring.datasource.dbcp2.max-total");
     }
 
     @Test
