@@ -283,10 +283,15 @@ public final class LockContentionRule implements Rule {
      */
     /** "; the lock is held across its holder's http "GET …" (N calls, X ms each)": what the owner does while others wait. */
     private static String heldAcross(Evidence ev, int row, Numbers n) {
+        return "; the lock is held across its holder's " + call(ev, row, n);
+    }
+
+    /** Row {@code row} of {@code calls} as {@code http "GET …" (N calls, X ms each)}. */
+    static String call(Evidence ev, int row, Numbers n) {
         Table t = ev.rows("calls").orElseThrow();
         String ref = "tables/calls#" + row;
         double count = t.number(row, "count");
-        return "; the lock is held across its holder's " + t.text(row, "kind") + " " + SlowCallsRule.quote(t.text(row, "target"))
+        return t.text(row, "kind") + " " + SlowCallsRule.quote(t.text(row, "target"))
                 + " (" + n.tag(Fmt.num(count), ref) + " calls, " + n.tag(Fmt.ms(t.number(row, "totalMs") / count), ref) + " each)";
     }
 

@@ -177,11 +177,7 @@ public final class ObjectPoolRule implements Rule {
     }
 
     private static String heldAcross(Evidence ev, int row, Numbers n) {
-        Table t = ev.rows("calls").orElseThrow();
-        String ref = "tables/calls#" + row;
-        double count = t.number(row, "count");
-        return ", which holds it across " + t.text(row, "kind") + " " + SlowCallsRule.quote(t.text(row, "target"))
-                + " (" + n.tag(Fmt.num(count), ref) + " calls, " + n.tag(Fmt.ms(t.number(row, "totalMs") / count), ref) + " each)";
+        return ", which holds it across " + LockContentionRule.call(ev, row, n);
     }
 
     /** {@code redis.clients.jedis.JedisFactory<redis.clients.jedis.Jedis>} (FactoryType gives the type arguments) → {@code JedisFactory}. */
