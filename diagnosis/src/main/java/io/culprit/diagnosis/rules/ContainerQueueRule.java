@@ -37,6 +37,12 @@ public final class ContainerQueueRule implements Rule {
         Optional<Evidence.Fill> fill = ev.fill("pools", "containerBusy", "containerMax");
         Optional<Table> routes = ev.rows("routes");
         double clientMs = LoadJson.serviceMeanMs(ev.caseFile().dir());
+        if (fill.isEmpty() && ev.onVirtualThreads()) {
+            // No worker pool to queue for: the container starts a virtual thread per request.
+            return finding(Severity.OK).evidence("series/pools#containerVirtual")
+                    .summary("the container runs each request on a virtual thread of its own: no worker pool to queue for.")
+                    .build();
+        }
         if (fill.isEmpty() || routes.isEmpty() || !Double.isFinite(clientMs)) {
             return notAssessed("needs series pools#containerBusy and #containerMax, table routes and the load's service time");
         }

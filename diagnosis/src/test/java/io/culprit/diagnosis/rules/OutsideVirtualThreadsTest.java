@@ -40,6 +40,15 @@ class OutsideVirtualThreadsTest {
         assertThat(f.summary()).contains("requests spent 64 % of their time getting one", "does not track P99");
     }
 
+    /** Session 24 noticed it NOT_ASSESSED ("needs series pools#containerBusy …") with no word of why. */
+    @Test
+    void aContainerOnVirtualThreadsHasNoWorkerPoolToQueueFor() {
+        Finding f = new ContainerQueueRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.OK);
+        assertThat(f.verdict().name()).isEqualTo("RULED_OUT");
+        assertThat(f.summary()).isEqualTo("the container runs each request on a virtual thread of its own: no worker pool to queue for.");
+    }
+
     @Test
     void neitherALeakNorARowLockIsReadIntoIt() {
         assertThat(new HeapLeakRule().evaluate(ev).severity()).isEqualTo(Severity.OK);
