@@ -69,14 +69,9 @@ final class ObjectPools {
         return h;
     }
 
-    /** Notes a pool seen at a borrow: a short list, no lock and no allocation once it is known. */
+    /** Notes a pool seen at a borrow: no lock and no allocation once it is known. */
     void remember(Object pool) {
-        if (pool == null) return;
-        for (int i = 0, n = borrowed.size(); i < n; i++) if (borrowed.get(i) == pool) return;
-        synchronized (borrowed) {
-            for (Object p : borrowed) if (p == pool) return;
-            borrowed.add(pool);
-        }
+        PoolProbe.remember(borrowed, pool);
     }
 
     /** One window: every pool's state now. */

@@ -170,7 +170,8 @@ final class PoolProbe {
         }
     }
 
-    private static void remember(List<Object> pools, Object pool) {
+    /** Adds {@code pool} to {@code pools} once: shared by every probe that finds pools at their use. */
+    static void remember(List<Object> pools, Object pool) {
         if (pool == null) return;
         // The common case: a short list, no lock, no iterator allocated.
         for (int i = 0, n = pools.size(); i < n; i++) if (pools.get(i) == pool) return;

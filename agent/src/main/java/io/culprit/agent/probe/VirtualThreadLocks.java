@@ -2,13 +2,13 @@ package io.culprit.agent.probe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.culprit.jfr.collect.LockCollector;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import io.culprit.jfr.collect.LockCollector;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;

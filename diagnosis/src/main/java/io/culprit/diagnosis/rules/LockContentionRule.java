@@ -266,12 +266,17 @@ public final class LockContentionRule implements Rule {
 
     /** The {@code calls} row with the most total time among those whose caller {@code caller} accepts, or -1. */
     static int costliestCall(Evidence ev, java.util.function.Predicate<String> caller) {
+        return costliestCall(ev, caller, null);
+    }
+
+    /** The same, leaving out calls of kind {@code exceptKind} (null: none left out). */
+    static int costliestCall(Evidence ev, java.util.function.Predicate<String> caller, String exceptKind) {
         Optional<Table> calls = ev.rows("calls");
         if (calls.isEmpty()) return -1;
         Table t = calls.get();
         int best = -1;
         for (int i = 0; i < t.rows().size(); i++) {
-            if (!caller.test(Evidence.text(t, i, "caller"))) continue;
+            if (!caller.test(Evidence.text(t, i, "caller")) || t.text(i, "kind").equals(exceptKind)) continue;
             if (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs")) best = i;
         }
         return best;

@@ -10,7 +10,9 @@ import io.culprit.model.Severity;
 import io.culprit.model.Table;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -64,9 +66,10 @@ public final class ObjectPoolRule implements Rule {
         if (sev == Severity.OK) {
             return b.summary(weight + "; " + n.tag(Fmt.num(waiters), ref) + " threads waiting on average.").numbers(n.refs()).build();
         }
-        String borrower = borrower(ev);
-        if (borrower == null) borrower = user(ev, kind.callKind);
-        int held = borrower == null ? -1 : heldCall(ev, borrower, kind.callKind);
+        String seen = borrower(ev);
+        String borrower = seen != null ? seen : user(ev, kind.callKind);
+        // What the object is held across: the borrower's costliest call of another kind than the pool's own.
+        int held = borrower == null ? -1 : LockContentionRule.costliestCall(ev, c -> Frames.stripLine(c).equals(borrower), kind.callKind);
         double maxWait = t.number(top, "maxWaitMs");
         return b.severity(sev).score(Double.isFinite(share) ? share : Math.min(1, waiters / 10)).evidence(ref)
                 .culprit(borrower != null ? borrower : shortName(t.text(top, "factory")))
@@ -149,31 +152,18 @@ public final class ObjectPoolRule implements Rule {
         Optional<Table> calls = ev.rows("calls");
         if (calls.isEmpty() || callKind.isEmpty()) return null;
         Table t = calls.get();
-        java.util.Map<String, Double> counts = new java.util.LinkedHashMap<>();
+        Map<String, Double> counts = new LinkedHashMap<>();
         for (int i = 0; i < t.rows().size(); i++) {
             String caller = Evidence.text(t, i, "caller");
             if (t.text(i, "kind").equals(callKind) && Frames.isApplication(caller)) {
                 counts.merge(Frames.stripLine(caller), t.number(i, "count"), Double::sum);
             }
         }
-        return counts.entrySet().stream().max(java.util.Map.Entry.comparingByValue()).map(java.util.Map.Entry::getKey).orElse(null);
+        return counts.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
     }
 
     static boolean borrowFrame(String frame) {
         return frame.startsWith("org.apache.commons.pool2.impl.Generic") && frame.contains(".borrowObject");
-    }
-
-    /** The borrower's costliest call of another kind than the pool's own ({@code calls}), or -1. */
-    private static int heldCall(Evidence ev, String borrower, String poolKind) {
-        Optional<Table> calls = ev.rows("calls");
-        if (calls.isEmpty()) return -1;
-        Table t = calls.get();
-        int best = -1;
-        for (int i = 0; i < t.rows().size(); i++) {
-            if (!Frames.stripLine(Evidence.text(t, i, "caller")).equals(borrower) || t.text(i, "kind").equals(poolKind)) continue;
-            if (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs")) best = i;
-        }
-        return best;
     }
 
     private static String heldAcross(Evidence ev, int row, Numbers n) {
