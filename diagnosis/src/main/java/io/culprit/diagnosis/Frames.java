@@ -35,7 +35,9 @@ public final class Frames {
         "io.micronaut.", "org.bouncycastle.", "com.sun.", "io.projectreactor.", "org.reactivestreams.", "org.jdbi.",
         "org.hsqldb.", "org.sqlite.", "com.querydsl.", "io.ebean.", "org.redisson.", "org.junit.", "org.flywaydb.",
         "org.liquibase.", "liquibase.", "org.xml.", "org.w3c.", "org.json.", "org.objectweb.", "groovy.", "org.codehaus.",
-        "rx.", "io.reactivex."
+        "rx.", "io.reactivex.", "com.rabbitmq.", "com.mongodb.", "org.bson.", "io.nats.", "co.elastic.", "org.elasticsearch.",
+        "org.opensearch.", "com.datastax.", "software.amazon.", "com.amazonaws.", "io.confluent.", "com.hazelcast.",
+        "org.infinispan.", "net.spy.memcached.", "com.couchbase.", "org.neo4j.", "io.r2dbc."
     };
 
     private Frames() { }

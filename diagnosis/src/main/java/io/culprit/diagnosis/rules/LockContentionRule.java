@@ -68,7 +68,7 @@ public final class LockContentionRule implements Rule {
     private static String second(Table t, int top, double requestMs, Numbers n, String ref) {
         int next = -1;
         for (int i = 0; i < t.rows().size(); i++) {
-            if (i != top && !eventLoop(t, i) && (next < 0 || t.number(i, "blockedMs") > t.number(next, "blockedMs"))) next = i;
+            if (i != top && counted(t, i) && (next < 0 || t.number(i, "blockedMs") > t.number(next, "blockedMs"))) next = i;
         }
         if (next < 0 || !(requestMs > 0) || !(t.number(next, "blockedMs") / requestMs >= SECOND_LOCK_SHARE)) return "";
         String at = Frames.callPath(Evidence.stack(t, next, "waiterStack"), 2);
@@ -99,10 +99,18 @@ public final class LockContentionRule implements Rule {
     private static int topRow(Table t) {
         int top = -1;
         for (int i = 0; i < t.rows().size(); i++) {
-            if (eventLoop(t, i)) continue;
+            if (!counted(t, i)) continue;
             if (top < 0 || t.number(i, "blockedMs") > t.number(top, "blockedMs")) top = i;
         }
         return top;
+    }
+
+    /**
+     * Whether a row is contention this rule weighs: not an event loop's selector handshake, and not a
+     * request waiting for a remote reply its client's I/O thread reads ({@link ReplyWait}: request-waits').
+     */
+    static boolean counted(Table t, int row) {
+        return !eventLoop(t, row) && !ReplyWait.isReply(t, row);
     }
 
     /**
@@ -130,7 +138,7 @@ public final class LockContentionRule implements Rule {
     private static double blockedMs(Table t) {
         double ms = 0;
         for (int i = 0; i < t.rows().size(); i++) {
-            if (Double.isFinite(t.number(i, "blockedMs")) && !eventLoop(t, i)) ms += t.number(i, "blockedMs");
+            if (Double.isFinite(t.number(i, "blockedMs")) && counted(t, i)) ms += t.number(i, "blockedMs");
         }
         return ms;
     }
@@ -145,7 +153,9 @@ public final class LockContentionRule implements Rule {
         Table t = locks.get();
         if (t.isEmpty()) return finding(Severity.OK).evidence(ref).summary("no lock contention recorded.").build();
         int top = topRow(t);
-        if (top < 0) return finding(Severity.OK).evidence(ref).summary("only the event loop's selector handshake blocked.").build();
+        if (top < 0) return finding(Severity.OK).evidence(ref).summary(ReplyWait.top(t) >= 0
+                ? "no lock contended: requests waited for remote replies (request-waits weighs them)."
+                : "only the event loop's selector handshake blocked.").build();
         double blocked = blockedMs(t);
         double requestMs = ev.requestTimeMs();
         // Blocked time of requests in flight at the edges of the run counts too: cap at all of it.

@@ -12,8 +12,8 @@ import java.util.Optional;
 
 /**
  * Requests that wait off the CPU where no other hypothesis looks: in a sleep (a back-off, a
- * throttle, a polling loop) or on a socket or file that no framework probe times (a client
- * culprit does not know). A service outside the lab whose requests slept 15 ms of their 16 got
+ * throttle, a polling loop), on a socket or file that no framework probe times (a client
+ * culprit does not know), or for a reply such a client's own I/O thread reads ({@link ReplyWait}). A service outside the lab whose requests slept 15 ms of their 16 got
  * "no root cause found", as did one whose requests read a raw TCP backend for 30 ms of their 31:
  * nothing was hot, nothing contended, no known call was slow. JFR saw both waits with their stacks.
  * A sleep in a method whose own call failed is named as the back-off of a retry, and a sleep
@@ -36,6 +36,12 @@ public final class RequestWaitsRule implements Rule {
         double meanMs = ev.meanLatencyMs();
         if (!(requests > 0) || !(meanMs > 0)) return notAssessed("needs the request count and their latency");
         Table t = table.get();
+        // A wait for a reply read by the client's own thread is in the locks table (JFR names its notifier there).
+        Optional<Table> locks = ev.rows("locks");
+        int reply = locks.map(ReplyWait::top).orElse(-1);
+        if (reply >= 0 && (t.isEmpty() || locks.get().number(reply, "blockedMs") > t.number(0, "waitMs"))) {
+            return replyWait(ev, locks.get(), reply, requests, meanMs);
+        }
         if (t.isEmpty()) {
             return finding(Severity.OK).evidence("tables/request-waits")
                     .summary("no request thread slept or waited on unprobed I/O over JFR's thresholds (1 ms sleeps, 5 ms I/O).").build();
@@ -99,6 +105,42 @@ public final class RequestWaitsRule implements Rule {
                         : "Make the wait shorter or rarer: cache what " + target + " answers, batch the calls, call it"
                                 + " asynchronously or in parallel with the rest of the request, and give it a timeout.")
                 .confirm(confirm)
+                .build();
+    }
+
+    /** The finding for a reply wait, row {@code i} of the locks table, the largest wait of the requests. */
+    private Finding replyWait(Evidence ev, Table locks, int i, double requests, double meanMs) {
+        String ref = "tables/locks#" + i;
+        double perRequestMs = locks.number(i, "blockedMs") / requests;
+        double share = Math.min(1, perRequestMs / meanMs);
+        String client = Frames.stripLine(ReplyWait.client(locks, i));
+        String caller = ReplyWait.caller(locks, i);
+        String owner = Evidence.text(locks, i, "ownerThread");
+        Numbers n = new Numbers();
+        String summary = "request threads waited " + n.tag(Fmt.ms(perRequestMs), ref) + " per request in " + client
+                + (caller == null ? "" : " (called at " + caller + ")") + " for replies that "
+                + (owner.isEmpty() ? "another thread" : "thread '" + owner + "'") + " reads off a socket at "
+                + Frames.stripLine(ReplyWait.reader(locks, i)) + ", which no probe times: " + n.tag(Fmt.pct(share), ref)
+                + " of the mean request's " + Fmt.ms(meanMs) + " (" + n.tag(Fmt.num(locks.number(i, "events")), ref) + " waits of "
+                + Fmt.ms(locks.number(i, "blockedMs") / locks.number(i, "events")) + " on average)";
+        Finding.Builder b = finding(Severity.OK).evidence(ref).evidence("series/requests#rps");
+        if (share < SHARE_WARN) return b.summary(summary + ": too small a share to be the cause.").numbers(n.refs()).build();
+        String site = caller == null ? client : caller;
+        String cls = Frames.classAndMethod(client);
+        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).numbers(n.refs())
+                .summary(summary + ".").culprit(Frames.stripLine(site))
+                .explains("lock-contention").explains("tail-latency").explains("container-queue").explains("thread-oversubscription")
+                .explanation("Each request makes a remote call and waits for its answer: the client writes on the request's thread"
+                        + " and its own I/O thread reads the reply, then wakes the request (Object.wait and notify). The request"
+                        + " pays a round trip plus whatever the peer does before it answers (a broker's confirm waits for its"
+                        + " disk), and holds its server thread meanwhile. No probe times this client, so no call table shows it;"
+                        + " JFR's waits name the notifier, and the notifier's stack shows it reading the socket.")
+                .fix("Take the wait off the request path: have the reply delivered asynchronously (a listener or callback"
+                        + " the client offers), wait once for many (batch the calls or their acknowledgements), or hand the work"
+                        + " to a background sender (an outbox) and answer at once; if the request must wait, bound the wait with"
+                        + " a timeout and keep the peer's own work per call small.")
+                .confirm(cls == null ? null : ev.confirm("monitor " + cls + " -c 5") + " (calls of " + Frames.shortName(client)
+                        + " and their time)")
                 .build();
     }
 
