@@ -35,7 +35,20 @@ public final class ClientLibraries {
         "org.springframework.web.reactive.function.client."
     };
 
+    /**
+     * Blockers a client's caller parks on until the client's own threads hand it the reply: a remote
+     * call's wait, not contention. gRPC's blocking stubs park on the call's {@code ThreadlessExecutor},
+     * which runs the reply's callbacks on the caller's thread once Netty's event loop has read them.
+     */
+    private static final String[] REPLY_BLOCKERS = {"io.grpc.stub.ClientCalls$ThreadlessExecutor"};
+
     private ClientLibraries() { }
+
+    /** Whether a park on an instance of {@code blockerClass} waits for a client's reply (see {@link #REPLY_BLOCKERS}). */
+    public static boolean awaitsReply(String blockerClass) {
+        for (String b : REPLY_BLOCKERS) if (blockerClass.equals(b)) return true;
+        return false;
+    }
 
     /** A frame inside a client whose calls the framework probes time. */
     public static boolean isProbed(String frame) {

@@ -12,8 +12,10 @@ import java.util.List;
  * reader thread hands it the broker's ack), as does any client that writes on the caller's thread
  * and reads replies on one of its own. JFR records the wait with its notifier, and the
  * {@code locks} table (kind {@code wait}) gives the notifier's stack: a socket read, or a selector,
- * in the same library as the code that waits. That is not contention on a lock, so
- * lock-contention leaves such rows to request-waits.
+ * in the same library as the code that waits. A client whose caller parks for the reply instead
+ * (gRPC's blocking stubs) has no notifier in JFR; the collector knows its blocker and names such
+ * rows kind {@code reply}. Neither is contention on a lock, so lock-contention leaves them to
+ * request-waits.
  *
  * <p>A service outside the lab whose requests waited 4 ms for a confirm per published message
  * (89 % of their time) read as "a hand-made pool whose resources are all taken" before.
@@ -34,11 +36,15 @@ final class ReplyWait {
     private ReplyWait() { }
 
     /**
-     * Whether row {@code i} of a locks table is a reply wait: an {@code Object.wait} whose notifier
-     * sat in a socket read or a selector, called by the same library as the code that waited.
+     * Whether row {@code i} of a locks table is a reply wait: kind {@code reply}, or an
+     * {@code Object.wait} whose notifier sat in a socket read or a selector, called by the same
+     * library as the code that waited.
      */
     static boolean isReply(Table t, int i) {
-        if (!"wait".equals(Evidence.text(t, i, "kind"))) return false;
+        String kind = Evidence.text(t, i, "kind");
+        // Parks on a client's reply blocker, classified by the collector (gRPC's blocking stubs).
+        if (kind.equals("reply")) return true;
+        if (!kind.equals("wait")) return false;
         List<String> owner = Evidence.stack(t, i, "ownerStack");
         String reader = null;
         boolean reads = false;
@@ -50,15 +56,24 @@ final class ReplyWait {
             if (Frames.startsWithAny(f, READS)) reads = true;
         }
         if (!reads || reader == null || Frames.startsWithAny(reader, SERVERS)) return false;
-        String client = client(t, i);
-        return client != null && Frames.library(client).equals(Frames.library(reader));
+        String waits = Frames.firstNonJdk(Evidence.stack(t, i, "waiterStack"));
+        return waits != null && !Frames.isJdk(waits) && Frames.library(waits).equals(Frames.library(reader));
     }
 
-    /** The client's frame the request waits in: the waiter's first frame outside the JDK. */
+    /**
+     * The client's frame the application called: the outermost of the waiter's frames in the
+     * library that waits (the first two package names of its first frame outside the JDK).
+     */
     static String client(Table t, int i) {
         List<String> waiter = Evidence.stack(t, i, "waiterStack");
-        for (String f : waiter) if (!Frames.isJdk(f)) return f;
-        return null;
+        String first = Frames.firstNonJdk(waiter);
+        if (first == null || Frames.isJdk(first)) return null;
+        String lib = Frames.library(first), outer = first;
+        for (String f : waiter.subList(waiter.indexOf(first), waiter.size())) {
+            if (!Frames.library(f).equals(lib)) break;
+            outer = f;
+        }
+        return outer;
     }
 
     /** The application's frame that called the client: the first frame below it outside the client's library. */

@@ -117,10 +117,12 @@ public final class RequestWaitsRule implements Rule {
         String caller = ReplyWait.caller(locks, i);
         String owner = Evidence.text(locks, i, "ownerThread");
         Numbers n = new Numbers();
+        String reader = ReplyWait.reader(locks, i);
         String summary = "request threads waited " + n.tag(Fmt.ms(perRequestMs), ref) + " per request in " + client
                 + (caller == null ? "" : " (called at " + caller + ")") + " for replies that "
-                + (owner.isEmpty() ? "another thread" : "thread '" + owner + "'") + " reads off a socket at "
-                + Frames.stripLine(ReplyWait.reader(locks, i)) + ", which no probe times: " + n.tag(Fmt.pct(share), ref)
+                + (reader == null ? "the client's own threads deliver"
+                        : (owner.isEmpty() ? "another thread" : "thread '" + owner + "'") + " reads off a socket at " + Frames.stripLine(reader))
+                + ", which no probe times: " + n.tag(Fmt.pct(share), ref)
                 + " of the mean request's " + Fmt.ms(meanMs) + " (" + n.tag(Fmt.num(locks.number(i, "events")), ref) + " waits of "
                 + Fmt.ms(locks.number(i, "blockedMs") / locks.number(i, "events")) + " on average)";
         Finding.Builder b = finding(Severity.OK).evidence(ref).evidence("series/requests#rps");
@@ -131,10 +133,11 @@ public final class RequestWaitsRule implements Rule {
                 .summary(summary + ".").culprit(Frames.stripLine(site))
                 .explains("lock-contention").explains("tail-latency").explains("container-queue").explains("thread-oversubscription")
                 .explanation("Each request makes a remote call and waits for its answer: the client writes on the request's thread"
-                        + " and its own I/O thread reads the reply, then wakes the request (Object.wait and notify). The request"
-                        + " pays a round trip plus whatever the peer does before it answers (a broker's confirm waits for its"
-                        + " disk), and holds its server thread meanwhile. No probe times this client, so no call table shows it;"
-                        + " JFR's waits name the notifier, and the notifier's stack shows it reading the socket.")
+                        + " and its own I/O thread reads the reply, then wakes the request. The request pays a round trip plus"
+                        + " whatever the peer does before it answers (a broker's confirm waits for its disk), and holds its"
+                        + " server thread meanwhile. No probe times this client, so no call table shows it; "
+                        + (reader == null ? "the wait's blocker is the client's own, for its replies."
+                                : "JFR's waits name the notifier, and the notifier's stack shows it reading the socket."))
                 .fix("Take the wait off the request path: have the reply delivered asynchronously (a listener or callback"
                         + " the client offers), wait once for many (batch the calls or their acknowledgements), or hand the work"
                         + " to a background sender (an outbox) and answer at once; if the request must wait, bound the wait with"

@@ -16,7 +16,8 @@ import jdk.jfr.consumer.RecordedThread;
 
 /**
  * Table {@code locks}: contended monitor enters, lock parks and, on a request's path,
- * {@code Object.wait}s (kind {@code wait}, the notifier as owner) by lock class, with the blocked
+ * {@code Object.wait}s (kind {@code wait}, the notifier as owner) and parks on a client's reply
+ * (kind {@code reply}: {@link ClientLibraries#awaitsReply}) by lock class, with the blocked
  * (waiter) stack, the owner and the owner's stack.
  *
  * <p>JFR names a monitor's previous owner but not what it was doing. The owner stack is found by
@@ -98,7 +99,13 @@ public final class LockCollector implements EventCollector {
             owner(g, e.getValue("notifier"), e);
         } else if (name.equals("jdk.ThreadPark") || name.equals(ParkEvent.NAME)) {
             RecordedClass c = e.getValue("parkedClass");
-            if (c != null && isLock(c.getName()) && !insideProbedCall(stack)) record(group(c.getName(), "park"), e, stack);
+            if (c == null || insideProbedCall(stack)) return;
+            // A client's caller waiting for its reply (gRPC's blocking stubs): a remote call's wait, on a request's path only.
+            if (ClientLibraries.awaitsReply(c.getName())) {
+                if (RequestWaitCollector.onRequestPath(stack)) record(group(c.getName(), "reply"), e, stack);
+            } else if (isLock(c.getName())) {
+                record(group(c.getName(), "park"), e, stack);
+            }
         }
     }
 
@@ -135,7 +142,8 @@ public final class LockCollector implements EventCollector {
      */
     public static boolean isLock(String cls) {
         if (cls.contains("ConditionObject")) return false;
-        return cls.contains("Lock") || cls.endsWith("Sync") || cls.contains("Semaphore") || isFuture(cls);
+        return cls.contains("Lock") || cls.endsWith("Sync") || cls.contains("Semaphore") || isFuture(cls)
+                || ClientLibraries.awaitsReply(cls);
     }
 
     /**
