@@ -5,6 +5,7 @@ import io.culprit.model.CaseFile;
 import io.culprit.model.Series;
 import io.culprit.model.Table;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -65,7 +66,10 @@ public final class ProbeEvidence {
             written.add("tables/logging");
         }
         if (p.pools.onVirtualThreads()) {
-            caseFile.write(new Table("vthread-locks", LockCollector.COLUMNS, p.vthreadLocks.rows(), meta));
+            // Why the thread dumps stopped early, if they did: the rows then cover part of the run only.
+            Map<String, Object> sampled = new LinkedHashMap<>(meta);
+            if (p.vthreadLocks.stopReason() != null) sampled.put("samplingStopped", p.vthreadLocks.stopReason());
+            caseFile.write(new Table("vthread-locks", LockCollector.COLUMNS, p.vthreadLocks.rows(), sampled));
             written.add("tables/vthread-locks");
         }
         if (expensiveWoven(p)) {

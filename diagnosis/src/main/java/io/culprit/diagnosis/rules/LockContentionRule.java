@@ -135,6 +135,20 @@ public final class LockContentionRule implements Rule {
         return jfr.isPresent() && blockedMs(jfr.get()) >= blockedMs(virtual.get()) ? "locks" : "vthread-locks";
     }
 
+    /**
+     * " The thread dumps … stopped early (why) …" when the agent's sampling of virtual threads'
+     * monitor waits ended before the run did (a dump too slow, or one that failed), else "": the
+     * waits it counted cover only part of the run, and a reader must not take the rest for none.
+     */
+    static String dumpsStopped(Evidence ev) {
+        Object why = ev.table("vthread-locks").map(v -> v.meta().get(SAMPLING_STOPPED)).orElse(null);
+        return why == null ? "" : " The thread dumps that count virtual threads' monitor waits stopped early (" + why
+                + "): those waits are counted only up to then.";
+    }
+
+    /** The meta key of {@code vthread-locks} that says why the agent stopped its thread dumps early. */
+    public static final String SAMPLING_STOPPED = "samplingStopped";
+
     private static double blockedMs(Table t) {
         double ms = 0;
         for (int i = 0; i < t.rows().size(); i++) {
@@ -151,7 +165,7 @@ public final class LockContentionRule implements Rule {
         Optional<Table> locks = ev.table(name);
         if (locks.isEmpty()) return notAssessed("no table locks");
         Table t = locks.get();
-        if (t.isEmpty()) return finding(Severity.OK).evidence(ref).summary("no lock contention recorded.").build();
+        if (t.isEmpty()) return finding(Severity.OK).evidence(ref).summary("no lock contention recorded." + dumpsStopped(ev)).build();
         int top = topRow(t);
         if (top < 0) return finding(Severity.OK).evidence(ref).summary(ReplyWait.top(t) >= 0
                 ? "no lock contended: requests waited for remote replies (request-waits weighs them)."
@@ -195,7 +209,7 @@ public final class LockContentionRule implements Rule {
                 + (Double.isFinite(share) ? " (" + n.tag(Fmt.pct(share), ref) + " of request time)"
                 : " (" + n.tag(Fmt.num(threads), ref) + " threads blocked on average)");
         Finding.Builder b = finding(sev).evidence(ref + "#" + top);
-        if (sev == Severity.OK) return b.summary(weight + "; top lock " + lock + ".").numbers(n.refs()).build();
+        if (sev == Severity.OK) return b.summary(weight + "; top lock " + lock + "." + dumpsStopped(ev)).numbers(n.refs()).build();
         // When the tasks' own wait is what the requests wait for, the fix goes where the tasks wait.
         return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10))
                 .culprit(taskWait ? taskSite : culprit)
@@ -209,7 +223,7 @@ public final class LockContentionRule implements Rule {
                         + (taskWait ? taskWait(tasks, n) : "") + (held >= 0 ? permitHolders(ev, held, n) : "")
                         + (ownerCall >= 0 && mapCall == null ? heldAcross(ev, ownerCall, n) : "")
                         + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"
-                        + MapBinLock.likelyHeld(ev, culprit, n) : "") + ".")
+                        + MapBinLock.likelyHeld(ev, culprit, n) : "") + "." + dumpsStopped(ev))
                 .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .explanation(handOff

@@ -119,6 +119,18 @@ class ContentionAndCpuRulesTest {
     }
 
     @Test
+    void threadDumpsThatStoppedEarlySayWhySoNoWaitIsTakenForNone() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("locks")
+                .tableWithMeta("vthread-locks", java.util.Map.of(LockContentionRule.SAMPLING_STOPPED, "a thread dump took 260 ms"))
+                .evidence();
+        assertThat(new LockContentionRule().evaluate(ev).summary()).isEqualTo("no lock contention recorded. The thread dumps that"
+                + " count virtual threads' monitor waits stopped early (a thread dump took 260 ms): those waits are counted only up"
+                + " to then.");
+        assertThat(new LockContentionRule().evaluate(CaseBuilder.in(dir.resolve("b"), 10, 2).table("locks")
+                .tableWithMeta("vthread-locks", java.util.Map.of()).evidence()).summary()).isEqualTo("no lock contention recorded.");
+    }
+
+    @Test
     void theSelectorsOwnWakeupHandshakeIsNotContention() {
         var ev = CaseBuilder.in(dir, 10, 2).table("locks", row("lockClass", "java.lang.Object", "kind", "monitor", "events", 300,
                 "blockedMs", 40_000, "waiterStack", List.of("sun.nio.ch.EPollSelectorImpl.clearInterrupt:262",
