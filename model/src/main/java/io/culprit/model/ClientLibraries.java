@@ -8,9 +8,9 @@ package io.culprit.model;
  * application, so it names the caller in any service.
  */
 public final class ClientLibraries {
-    /** Between the application and a SQL database. */
+    /** Between the application and a SQL database (pools, commons-pool2 under DBCP2 included). */
     private static final String[] DATA_ACCESS = {
-        "com.zaxxer.", "org.springframework.", "org.hibernate.", "org.jooq.", "org.mybatis.", "org.apache.ibatis.",
+        "com.zaxxer.", "org.apache.commons.dbcp2.", "org.apache.commons.pool2.", "org.springframework.", "org.hibernate.", "org.jooq.", "org.mybatis.", "org.apache.ibatis.",
         "jakarta.persistence.", "org.jdbi.", "org.h2.", "org.postgresql.", "com.mysql.", "org.mariadb.", "oracle.jdbc.",
         "com.microsoft.sqlserver.", "org.hsqldb.", "org.apache.derby.", "org.sqlite.", "com.querydsl.", "io.ebean.",
         "com.p6spy.", "net.ttddyy.", "io.micrometer.", "io.opentelemetry."
@@ -23,12 +23,13 @@ public final class ClientLibraries {
     };
 
     /**
-     * The clients whose calls culprit's framework probes time (agent/probe: HikariCP's proxies, the
+     * The clients whose calls culprit's framework probes time (agent/probe: HikariCP's proxies, DBCP2's statements, the
      * JDK's HttpClient and HttpURLConnection, Apache HttpClient 5, OkHttp, Jedis, Lettuce, Spring's
      * RestTemplate, RestClient and WebClient): a wait inside them is already a call in the {@code calls} table.
      */
     private static final String[] PROBED = {
-        "com.zaxxer.hikari.", "java.net.http.", "jdk.internal.net.http.",
+        "com.zaxxer.hikari.", "org.apache.commons.dbcp2.DelegatingStatement.", "org.apache.commons.dbcp2.DelegatingPreparedStatement.",
+        "org.apache.commons.dbcp2.DelegatingCallableStatement.", "java.net.http.", "jdk.internal.net.http.",
         // only up to the response head: the body the caller reads afterwards is no call's time
         "sun.net.www.protocol.http.HttpURLConnection.getInputStream0", "org.apache.hc.client5.", "okhttp3.",
         "redis.clients.jedis.", "io.lettuce.", "org.springframework.http.client.",

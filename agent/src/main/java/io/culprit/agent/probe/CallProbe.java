@@ -27,6 +27,15 @@ final class CallProbe {
     static final String PROXY_CONNECTION = "com.zaxxer.hikari.pool.ProxyConnection";
     static final String PROXY_STATEMENT = "com.zaxxer.hikari.pool.ProxyStatement";
     static final String PROXY_PREPARED = "com.zaxxer.hikari.pool.ProxyPreparedStatement";
+    /**
+     * Commons DBCP2's wrappers, the pool behind {@code BasicDataSource} (Spring Boot's
+     * {@code spring.datasource.type} for it, Tomcat's own pool's successor): a statement executed
+     * through them read no SQL at all before. Their wrappers wrap one another (the pool's guard
+     * around the pooled connection, pooled statements), hence the outermost call only.
+     */
+    static final String DBCP_CONNECTION = "org.apache.commons.dbcp2.DelegatingConnection";
+    static final String DBCP_STATEMENT = "org.apache.commons.dbcp2.DelegatingStatement";
+    static final String DBCP_PREPARED = "org.apache.commons.dbcp2.DelegatingPreparedStatement";
     static final String SPRING_HTTP_REQUEST = "org.springframework.http.client.AbstractClientHttpRequest";
     private static final int ALERTS_KEPT = 50;
 
@@ -76,32 +85,8 @@ final class CallProbe {
     }
 
     List<Hook> hooks() {
-        List<Hook> h = new ArrayList<>();
-        for (String prepare : new String[] {"prepareStatement", "prepareCall"}) {
-            h.add(new Hook(PROXY_CONNECTION, prepare, "(Ljava/lang/String;", Hook.EXIT | Hook.ARG0 | Hook.RETURNED) {
-                @Override
-                public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                    if (returned != null && arg0 instanceof String) prepared.put(returned, (String) arg0);
-                }
-            });
-        }
-        // execute(), executeQuery(), executeUpdate(), executeBatch(), executeLargeUpdate() of a prepared statement
-        h.add(new Hook(PROXY_PREPARED, "execute*", "()", Hook.TIMED | Hook.SELF) {
-            @Override
-            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                long end = System.nanoTime();
-                String sql = prepared.get(self);
-                record(end, sql == null ? stats("sql", "(prepared statement)") : sqlStats(sql), sql, start, thrown);
-            }
-        });
-        h.add(new Hook(PROXY_STATEMENT, "execute*", "(Ljava/lang/String;", Hook.TIMED | Hook.ARG0) {
-            @Override
-            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                long end = System.nanoTime();
-                String sql = arg0 instanceof String ? (String) arg0 : null;
-                record(end, sql == null ? stats("sql", SqlText.normalizeCached(null)) : sqlStats(sql), sql, start, thrown);
-            }
-        });
+        List<Hook> h = new ArrayList<>(sqlHooks(PROXY_CONNECTION, PROXY_PREPARED, PROXY_STATEMENT, false));
+        h.addAll(sqlHooks(DBCP_CONNECTION, DBCP_PREPARED, DBCP_STATEMENT, true));
         h.add(new Hook(SPRING_HTTP_REQUEST, "execute", "()", Hook.TIMED | Hook.SELF | Hook.RETURNED) {
             @Override
             public long probeEnter(int id, Object self, Object arg0) {
@@ -154,6 +139,68 @@ final class CallProbe {
         if (pending[0] == null || !pending[0].equals(url)) return false;
         pending[0] = null;
         return true;
+    }
+
+    /**
+     * The SQL hooks on one pool's wrappers: the text a statement was prepared from, and the time of
+     * each execution, prepared or plain. With {@code nested} a per-thread depth counts only the
+     * outermost execution, for wrappers that wrap their own kind; HikariCP's never do, and pay nothing for it.
+     */
+    private List<Hook> sqlHooks(String connection, String preparedStatement, String statement, boolean nested) {
+        List<Hook> h = new ArrayList<>();
+        for (String prepare : new String[] {"prepareStatement", "prepareCall"}) {
+            h.add(new Hook(connection, prepare, "(Ljava/lang/String;", Hook.EXIT | Hook.ARG0 | Hook.RETURNED) {
+                @Override
+                public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                    if (returned != null && arg0 instanceof String) prepared.put(returned, (String) arg0);
+                }
+            });
+        }
+        // execute(), executeQuery(), executeUpdate(), executeBatch(), executeLargeUpdate() of a prepared statement
+        h.add(new SqlHook(preparedStatement, "()", Hook.TIMED | Hook.SELF, nested) {
+            @Override
+            void executed(long end, long start, Object self, Object sqlArg, Throwable thrown) {
+                String sql = prepared.get(self);
+                record(end, sql == null ? stats("sql", "(prepared statement)") : sqlStats(sql), sql, start, thrown);
+            }
+        });
+        h.add(new SqlHook(statement, "(Ljava/lang/String;", Hook.TIMED | Hook.ARG0, nested) {
+            @Override
+            void executed(long end, long start, Object self, Object sqlArg, Throwable thrown) {
+                String sql = sqlArg instanceof String ? (String) sqlArg : null;
+                record(end, sql == null ? stats("sql", SqlText.normalizeCached(null)) : sqlStats(sql), sql, start, thrown);
+            }
+        });
+        return h;
+    }
+
+    /** A timed {@code execute*} hook; nested, it counts only the thread's outermost execution. */
+    private abstract class SqlHook extends Hook {
+        private final PerThread depth;
+
+        SqlHook(String className, String descriptorPrefix, int reads, boolean nested) {
+            super(className, "execute*", descriptorPrefix, reads);
+            this.depth = nested ? new PerThread(() -> new int[1]) : null;
+        }
+
+        @Override
+        public long probeEnter(int id, Object self, Object arg0) {
+            if (depth != null) ((int[]) depth.get())[0]++;
+            return System.nanoTime();
+        }
+
+        @Override
+        public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+            long end = System.nanoTime();
+            if (depth != null) {
+                int[] d = (int[]) depth.get();
+                if (d[0] > 0) d[0]--;  // 0 when woven (or renewed) during this call
+                if (d[0] > 0) return;  // a wrapper's inner call: its outer one counts
+            }
+            executed(end, start, self, arg0, thrown);
+        }
+
+        abstract void executed(long end, long start, Object self, Object sqlArg, Throwable thrown);
     }
 
     /** {@code endNs} is read first thing at the call's exit: the probe's own work (text, lookups) is not the call's time. */

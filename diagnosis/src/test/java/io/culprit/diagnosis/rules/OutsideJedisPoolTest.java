@@ -41,7 +41,8 @@ class OutsideJedisPoolTest {
     /**
      * The same fault on DBCP2 (blind12, PostgreSQL, a BasicDataSource of 8 held across a partner
      * call): its pool registers no MBean without a jmxName, so it is found at its first borrow. The
-     * agent times no SQL outside HikariCP, so no borrower is known and the factory is named.
+     * agent timed no SQL outside HikariCP then (it times DBCP2's statements since session 26: OutsideDbcpSqlTest),
+     * so this recording knows no borrower and the factory is named.
      */
     @Test
     void aDbcpPoolWithoutAnMBeanIsNamedByItsFactoryWithDbcpsSettings() {
