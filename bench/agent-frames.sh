@@ -17,17 +17,17 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dur="${1:-30}"; rate="${RATE:-2000}"; settle="${SETTLE_S:-150}"; conns=16; warm=0
+. "$root/bench/overhead/lib.sh"
 case "${COLLECTORS:=probes}" in
   none) on_cmd="jvm"; off_cmd() { echo "jvm"; } ;;  # attach and detach only: the twins' own difference
   both|diagnose|profiler) echo "COLLECTORS=$COLLECTORS runs async-profiler, which this bench needs for itself" >&2; exit 2 ;;
-  *) . "$(dirname "${BASH_SOURCE[0]}")/overhead/lib.sh"; pick_collectors ;;
+  *) pick_collectors ;;
 esac
 port="${BENCH_PORT:-18991}"
 work="$(mktemp -d)"
 pids=""
 # KEEP=DIR keeps both profiles (prof-a.txt, prof-b.txt) there.
 trap 'for p in $pids; do kill "$p" 2>/dev/null; done; [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$work"/prof-*.txt "$work"/measured-*.json "$KEEP"/ 2>/dev/null; rm -rf "$work"' EXIT
-. "$root/bench/overhead/lib.sh"
 
 echo "building culprit..." >&2
 build_culprit

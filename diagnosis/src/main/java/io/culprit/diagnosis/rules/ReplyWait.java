@@ -42,22 +42,18 @@ final class ReplyWait {
      */
     static boolean isReply(Table t, int i) {
         String kind = Evidence.text(t, i, "kind");
+        String client = client(t, i);
         // Parks on a client's reply blocker, classified by the collector (gRPC's blocking stubs).
-        if (kind.equals("reply")) return true;
-        if (!kind.equals("wait")) return false;
-        List<String> owner = Evidence.stack(t, i, "ownerStack");
-        String reader = null;
-        boolean reads = false;
-        for (String f : owner) {
-            if (!Frames.isJdk(f)) {
-                reader = f;
-                break;
-            }
-            if (Frames.startsWithAny(f, READS)) reads = true;
+        if (kind.equals("reply")) return client != null;
+        if (!kind.equals("wait") || client == null) return false;
+        String reader = reader(t, i);
+        if (reader == null || Frames.startsWithAny(reader, SERVERS) || !Frames.library(client).equals(Frames.library(reader))) return false;
+        // The notifier's JDK frames, above its first own one: a socket read or a selector.
+        for (String f : Evidence.stack(t, i, "ownerStack")) {
+            if (f.equals(reader)) return false;
+            if (Frames.startsWithAny(f, READS)) return true;
         }
-        if (!reads || reader == null || Frames.startsWithAny(reader, SERVERS)) return false;
-        String waits = Frames.firstNonJdk(Evidence.stack(t, i, "waiterStack"));
-        return waits != null && !Frames.isJdk(waits) && Frames.library(waits).equals(Frames.library(reader));
+        return false;
     }
 
     /**
