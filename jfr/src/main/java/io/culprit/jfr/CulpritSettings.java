@@ -55,6 +55,22 @@ public final class CulpritSettings {
         return out;
     }
 
+    /** JFR's own CPU sampler. */
+    public static final String EXECUTION_SAMPLE = "jdk.ExecutionSample";
+
+    /**
+     * {@code settings} without JFR's CPU sampler, for a recording beside async-profiler's CPU
+     * profile, whose samples feed the same tables ({@code JfrFiles.addProfilerSamples}): two
+     * samplers would pay twice for one picture. Disabled, not removed: another recording of the
+     * JVM's that enables it still hands it to this one, and the reader then keeps JFR's.
+     */
+    public static Map<String, String> withoutSamples(Map<String, String> settings) {
+        Map<String, String> out = new HashMap<>(settings);
+        out.keySet().removeIf(k -> k.startsWith(EXECUTION_SAMPLE + "#"));
+        out.put(EXECUTION_SAMPLE + "#enabled", "false");
+        return out;
+    }
+
     /** The exception events, which only the agent's exception gate enables (see {@link #withoutThrows}). */
     public static final Set<String> THROWS = Set.of("jdk.JavaExceptionThrow", "jdk.JavaErrorThrow");
 

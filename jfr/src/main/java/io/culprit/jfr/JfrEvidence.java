@@ -2,6 +2,7 @@ package io.culprit.jfr;
 
 import io.culprit.jfr.collect.AllocationCollector;
 import io.culprit.jfr.collect.ClassLoadingCollector;
+import io.culprit.jfr.collect.CpuSample;
 import io.culprit.jfr.collect.DbWaitCollector;
 import io.culprit.jfr.collect.OldObjectCollector;
 import io.culprit.jfr.collect.RequestWaitCollector;
@@ -15,6 +16,7 @@ import io.culprit.jfr.collect.JvmInfoCollector;
 import io.culprit.jfr.collect.LockCollector;
 import io.culprit.jfr.collect.Observation;
 import io.culprit.jfr.collect.RuntimeCollector;
+import io.culprit.jfr.collect.SampleCollector;
 import io.culprit.jfr.collect.ThreadStartCollector;
 import io.culprit.model.CaseFile;
 import io.culprit.model.Series;
@@ -42,6 +44,9 @@ public final class JfrEvidence {
             new AllocationCollector(), new OldObjectCollector(), new DbWaitCollector(), new RequestWaitCollector(),
             new ThreadStartCollector(), new JitCollector(), jvm);
     private final Map<String, List<EventCollector>> byEvent = new HashMap<>();
+    private final List<SampleCollector> sampleCollectors = new ArrayList<>();
+    /** JFR's own CPU samples seen: a profiler's are then not added (see {@link #sample}). */
+    private long jfrSamples;
     private long firstMs = Long.MAX_VALUE;
     private long lastMs = Long.MIN_VALUE;
     private long events;
@@ -49,6 +54,7 @@ public final class JfrEvidence {
     public JfrEvidence() {
         for (EventCollector c : collectors) {
             for (String e : c.events()) byEvent.computeIfAbsent(e, k -> new ArrayList<>()).add(c);
+            if (c instanceof SampleCollector) sampleCollectors.add((SampleCollector) c);
         }
     }
 
@@ -61,12 +67,25 @@ public final class JfrEvidence {
         List<EventCollector> cs = byEvent.get(e.getEventType().getName());
         if (cs == null) return;
         events++;
+        if (e.getEventType().getName().equals(CpuSample.EVENT)) jfrSamples++;
         // By end time: a park or wait that began before the recording (a thread idle for seconds)
         // ends inside it, and its start would stretch the span and dilute every rate.
         long t = e.getEndTime().toEpochMilli();
         firstMs = Math.min(firstMs, t);
         lastMs = Math.max(lastMs, t);
         for (EventCollector c : cs) c.accept(e);
+    }
+
+    /**
+     * A CPU sample from async-profiler's recording ({@code JfrFiles.addProfilerSamples}), for a
+     * recording made without JFR's sampler. Refused (false) once JFR's own samples were fed: both
+     * would count one thread's CPU twice, and another recording in the JVM can turn JFR's sampler
+     * back on for ours.
+     */
+    public synchronized boolean sample(CpuSample s) {
+        if (jfrSamples > 0) return false;
+        for (SampleCollector c : sampleCollectors) c.sample(s);
+        return true;
     }
 
     /** Events some collector used. */

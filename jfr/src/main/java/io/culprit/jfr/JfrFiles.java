@@ -1,5 +1,6 @@
 package io.culprit.jfr;
 
+import io.culprit.jfr.collect.CpuSample;
 import io.culprit.jfr.collect.Observation;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -59,6 +60,29 @@ public final class JfrFiles {
     /** See {@link #read(Path, long, long)}: the window's events of a recording. */
     public static JfrEvidence read(Path recording, Observation window) throws IOException {
         return read(recording, window.startMs(), window.endMs());
+    }
+
+    /**
+     * Adds the CPU samples of an async-profiler recording ({@code profiler stop --jfr}) within the
+     * window to {@code ev}, for a JFR recording made without JFR's own sampler ({@code jfr start
+     * --no-samples}): diagnose runs async-profiler anyway, and one sampler costs the target less
+     * than two. Returns the samples added: 0 when {@code ev} holds JFR's own samples.
+     */
+    public static long addProfilerSamples(Path profile, Observation window, JfrEvidence ev) throws IOException {
+        long added = 0;
+        try (RecordingFile f = new RecordingFile(profile)) {
+            while (f.hasMoreEvents()) {
+                RecordedEvent e = f.readEvent();
+                if (!e.getEventType().getName().equals(CpuSample.EVENT) || !within(e, window.startMs(), window.endMs())) continue;
+                CpuSample s = CpuSample.ofProfiler(e);
+                if (s == null) continue;
+                if (!ev.sample(s)) return 0;
+                added++;
+            }
+        } catch (IOException e) {
+            throw new IOException("not a readable profiler recording: " + profile + " (" + e.getMessage() + ")", e);
+        }
+        return added;
     }
 
     private static boolean within(RecordedEvent e, long fromMs, long toMs) {

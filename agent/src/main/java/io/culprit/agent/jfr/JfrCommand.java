@@ -50,7 +50,7 @@ public final class JfrCommand implements Command {
     @Override
     public String usage() {
         return String.join("\n",
-                "jfr start",
+                "jfr start [--no-samples]   # --no-samples: without JFR's CPU sampler, when async-profiler samples",
                 "jfr dump [--file PATH]     # a copy of what is recorded so far; keeps recording",
                 "jfr stop [--file PATH]     # writes the recording and ends it",
                 "jfr status",
@@ -65,17 +65,20 @@ public final class JfrCommand implements Command {
     public void run(List<String> args, CommandContext ctx) throws Exception {
         if (args.isEmpty()) throw new CommandException("jfr: start, stop, dump or status? (see 'help jfr')");
         String action = args.get(0);
-        Flags f = Flags.parse("jfr " + action, args.subList(1, args.size()), "--file").atMostPositional(0);
+        Flags f = Flags.parse("jfr " + action, args.subList(1, args.size()), List.of("--file"), List.of("--no-samples"))
+                .atMostPositional(0);
         Optional<Recording> current = current();
         switch (action) {
             case "start":
                 if (current.isPresent()) throw new CommandException("jfr: a culprit recording is already running (jfr stop first)");
                 if (f.has("--file")) throw new CommandException("jfr start: --file belongs to dump and stop");
+                boolean samples = !f.has("--no-samples");
                 ParkTracer.Lease parks = ParkTracer.lease(ctx.instrumentation());
                 ExceptionGate.Lease gate = ExceptionGate.lease(ctx.instrumentation());
                 Recording r;
                 try {
-                    r = new Recording(CulpritSettings.withoutThrows(parks.settings()));
+                    Map<String, String> settings = CulpritSettings.withoutThrows(parks.settings());
+                    r = new Recording(samples ? settings : CulpritSettings.withoutSamples(settings));
                     r.setName(NAME);
                     r.setToDisk(true);
                     r.start();
@@ -96,11 +99,13 @@ public final class JfrCommand implements Command {
                 });
                 ctx.println("jfr recording " + r.getId() + " started with culprit settings (" + r.getSettings().size()
                         + " settings; lock parks from " + parks.source() + "; " + ExceptionGate.describe()
+                        + (samples ? "" : "; no CPU samples (JFR's sampler off)")
                         + "; leak profiler from the first sign of a growing heap)");
-                ctx.data(Map.of("action", "start", "id", r.getId(), "parkTracer", parks.traced()));
+                ctx.data(Map.of("action", "start", "id", r.getId(), "parkTracer", parks.traced(), "samples", samples));
                 break;
             case "dump":
             case "stop":
+                if (f.has("--no-samples")) throw new CommandException("jfr " + action + ": --no-samples belongs to start");
                 Recording rec = current.orElseThrow(() -> new CommandException("jfr: no culprit recording running (jfr start first)"));
                 Path out = f.value("--file") != null ? Paths.get(f.value("--file")).toAbsolutePath() : defaultFile();
                 Files.createDirectories(out.getParent());

@@ -40,6 +40,31 @@ class JfrCommandTest {
                 .hasMessageContaining("no culprit recording");
     }
 
+    /** Beside async-profiler, diagnose records without JFR's own CPU sampler: the same recording, no samples. */
+    @Test
+    void noSamplesLeavesJfrsSamplerOff(@TempDir Path dir) throws Exception {
+        JfrCommand cmd = new JfrCommand();
+        Ctx start = new Ctx();
+        cmd.run(List.of("start", "--no-samples"), start);
+        assertThat(start.text()).contains("no CPU samples");
+        long end = System.nanoTime() + 300_000_000L;
+        long x = 0;
+        while (System.nanoTime() < end) x += x * 31 + 7;  // on CPU, where JFR's sampler (20 ms) would take ~15
+        assertThat(x).isNotEqualTo(1);
+        assertThatThrownBy(() -> cmd.run(List.of("stop", "--no-samples"), new Ctx())).isInstanceOf(CommandException.class)
+                .hasMessageContaining("--no-samples belongs to start");
+        cmd.run(List.of("stop", "--file", dir.resolve("quiet.jfr").toString()), new Ctx());
+        long samples = 0, events = 0;
+        try (RecordingFile f = new RecordingFile(dir.resolve("quiet.jfr"))) {
+            while (f.hasMoreEvents()) {
+                events++;
+                if (f.readEvent().getEventType().getName().equals("jdk.ExecutionSample")) samples++;
+            }
+        }
+        assertThat(events).as("the rest of the recording").isPositive();
+        assertThat(samples).isZero();
+    }
+
     static long exceptionEvents(Path jfr) throws Exception {
         long n = 0;
         assertThat(Files.size(jfr)).isGreaterThan(0);

@@ -4,8 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.culprit.agent.command.CommandException;
+import io.culprit.jfr.JfrEvidence;
+import io.culprit.jfr.JfrFiles;
+import io.culprit.jfr.collect.Observation;
+import io.culprit.model.Table;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -16,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
@@ -53,6 +59,48 @@ class ProfilerCommandTest {
         }
         assertBurnerIsHottest(collapsed);
         assertThat(stop.text()).contains("hottest frames").contains(BURNER);
+    }
+
+    /**
+     * Diagnose records without JFR's sampler and fills the hotspot and jit tables from the
+     * profiler's samples: they read as JFR's would (class names with dots, the JVM's own threads
+     * and the C++ and native frames above a Java method left out), and they are refused once JFR's
+     * own samples are in, as another recording in the JVM can turn JFR's sampler back on.
+     */
+    @Test
+    void ctimerSamplesFeedTheHotspotTablesAndGiveWayToJfrsOwn(@TempDir Path dir) throws Exception {
+        Path raw = dir.resolve("cpu.jfr");
+        Path jfrOwn = dir.resolve("jfr.jfr");
+        long from;
+        long to;
+        try (CpuBurner b = new CpuBurner(); Recording r = new Recording()) {
+            Thread.sleep(500); // warm-up: the JIT compiles the burner before the profile starts
+            r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
+            from = System.currentTimeMillis();
+            r.start();
+            cmd.run(List.of("start", "--event", "ctimer", "--interval", "5ms"), new TestContext());
+            Thread.sleep(1500); // the profiling window
+            cmd.run(List.of("stop", "--format", "collapsed", "--file", dir.resolve("cpu.collapsed").toString(), "--jfr", raw.toString()),
+                    new TestContext());
+            r.stop();
+            to = System.currentTimeMillis();
+            r.dump(jfrOwn);
+        }
+        Observation window = new Observation(from, to, 0);
+        JfrEvidence ev = new JfrEvidence();
+        long added = JfrFiles.addProfilerSamples(raw, window, ev);
+        assertThat(added).isGreaterThan(100);
+        Table hot = ev.tables(window).get("cpu-hotspots");
+        assertThat(hot.meta()).containsEntry("sampler", "async-profiler").containsEntry("samples", added);
+        assertThat(hot.rows().get(0).get("frame")).isEqualTo(BURNER);
+        assertThat(hot.rows()).allSatisfy(row -> assertThat((String) row.get("frame")).doesNotContain("/", "::", ".so"));
+        assertThat(ev.tables(window).get("jit").meta()).containsEntry("samples", added);
+
+        JfrEvidence both = JfrFiles.read(jfrOwn, window);
+        long jfrSamples = (Long) both.tables(window).get("cpu-hotspots").meta().get("samples");
+        assertThat(jfrSamples).isPositive();
+        assertThat(JfrFiles.addProfilerSamples(raw, window, both)).isZero();
+        assertThat(both.tables(window).get("cpu-hotspots").meta()).containsEntry("samples", jfrSamples).containsEntry("sampler", "jfr");
     }
 
     /** The timer engines asked for by name: the recording says they ran, and they see the burner. */

@@ -86,7 +86,13 @@ public final class LiveDiagnosis {
             // measured window of the recording. The target only records (culprit's settings cost
             // it little) and the CLI parses the file afterwards: a stream parsed inside the target
             // costs it more (docs/BENCH.md). The probes count in the target.
-            command(agent, "jfr start", true);
+            // async-profiler samples the CPU below; JFR's own sampler beside it would be a second
+            // one, feeding the same tables, so the recording runs without it and the profiler's
+            // samples fill them (JfrFiles.addProfilerSamples). Not when the user's own profile
+            // holds the profiler: then it is JFR's.
+            JsonNode status = command(agent, "profiler status", false);
+            boolean profilerFree = status != null && !status.path("running").asBoolean(true);
+            command(agent, profilerFree ? "jfr start --no-samples" : "jfr start", true);
             if (load != null && !plan.warmup.isZero()) {
                 step(2, "warming up for " + plan.warmup.toSeconds() + " s (not recorded)");
                 LoadEngine.run(warmupOf(load, plan), LoadListener.NONE);
@@ -96,6 +102,7 @@ public final class LiveDiagnosis {
             // ctimer nothing measurable (bench/twin-overhead.sh, docs/BENCH.md). Kernel frames,
             // which only perf events give, are not what the rules read.
             boolean profiling = command(agent, "profiler start --event ctimer --interval 10ms", false) != null;
+            if (profilerFree && !profiling) progress.println("      (no CPU samples in this case: the hotspot tables stay empty)");
             if (probes) command(agent, "collect start --no-jfr", true);
             long start = System.currentTimeMillis();
             LoadResult result = null;
@@ -126,10 +133,23 @@ public final class LiveDiagnosis {
             command(agent, "jfr stop --file " + recording, true);
             Map<String, String> target = new LinkedHashMap<>();
             if (probes) target.putAll(target(plan.pid, command(agent, "collect stop --case " + caseDir + " --requests " + requests, true)));
-            target.putAll(recordedEvidence(recording, cf, new Observation(start, end, requests), plan.pid));
+            Observation window = new Observation(start, end, requests);
+            JfrEvidence ev = JfrFiles.read(recording, window);
             if (profiling) {
-                command(agent, "profiler stop --format collapsed --file " + cf.profile("cpu.collapsed"), false);
+                // The profiler's raw recording only lends its samples to the tables; kept out of
+                // profiles/, where the report looks for flame graphs in every .jfr.
+                Path samples = caseDir.resolve(".cpu-samples.jfr");
+                try {
+                    boolean stopped = command(agent, "profiler stop --format collapsed --file " + cf.profile("cpu.collapsed")
+                            + (profilerFree ? " --jfr " + samples : ""), false) != null;
+                    if (stopped && profilerFree) JfrFiles.addProfilerSamples(samples, window, ev);
+                } finally {
+                    Files.deleteIfExists(samples);
+                }
             }
+            ev.writeTo(cf, window);
+            target.putAll(ev.target());
+            target.put("pid", Long.toString(plan.pid));
             if (idle != null) {
                 cf.write(idle.idleGapTable());
                 cf.write(idle.requestsSeries(plan.window.toMillis()));
@@ -200,16 +220,6 @@ public final class LiveDiagnosis {
             b.row(w.startEpochMs(), row);
         }
         return b.build();
-    }
-
-    /** The recording's evidence into the case file, as {@code analyze} does; returns what it says of the JVM. */
-    private static Map<String, String> recordedEvidence(Path recording, CaseFile cf, Observation window, long pid)
-            throws java.io.IOException {
-        JfrEvidence ev = JfrFiles.read(recording, window);
-        ev.writeTo(cf, window);
-        Map<String, String> t = new LinkedHashMap<>(ev.target());
-        t.put("pid", Long.toString(pid));
-        return t;
     }
 
     private static Map<String, String> target(long pid, JsonNode collected) {

@@ -19,7 +19,9 @@ public final class Frames {
     public static String format(RecordedFrame f) {
         RecordedMethod m = f.getMethod();
         if (m == null) return "?";
-        String s = m.getType().getName() + "." + m.getName();
+        String type = m.getType().getName();
+        // async-profiler's recordings name classes as the JVM does internally (java/lang/String)
+        String s = (type.indexOf('/') >= 0 ? type.replace('/', '.') : type) + "." + m.getName();
         int line = f.getLineNumber();
         return line > 0 ? s + ":" + line : s;
     }
@@ -37,20 +39,30 @@ public final class Frames {
 
     /** Top frame first, at most {@link #MAX_FRAMES}; empty when the event has no stack. Unmodifiable. */
     public static List<String> of(RecordedStackTrace st) {
-        if (st == null) return List.of();
-        Map<RecordedStackTrace, List<String>> formatted = FORMATTED.get();
+        return st == null ? List.of() : cached(FORMATTED.get(), st, -1);
+    }
+
+    /** async-profiler's stacks from their first Java frame ({@link CpuSample#ofProfiler}), formatted as {@link #of} does. */
+    private static final ThreadLocal<Map<RecordedStackTrace, List<String>>> FORMATTED_JAVA = ThreadLocal.withInitial(WeakHashMap::new);
+
+    static List<String> javaOf(RecordedStackTrace st, int first) {
+        return cached(FORMATTED_JAVA.get(), st, first);
+    }
+
+    /** From frame {@code first}, or with -1 from below the park tracer's frames. */
+    private static List<String> cached(Map<RecordedStackTrace, List<String>> formatted, RecordedStackTrace st, int first) {
         List<String> out = formatted.get(st);
         if (out == null) {
-            out = Collections.unmodifiableList(format(st));
+            out = Collections.unmodifiableList(format(st, first >= 0 ? first : tracerFrames(st.getFrames())));
             formatted.put(st, out);
         }
         return out;
     }
 
-    private static List<String> format(RecordedStackTrace st) {
+    private static List<String> format(RecordedStackTrace st, int first) {
         List<RecordedFrame> frames = st.getFrames();
         List<String> out = new ArrayList<>();
-        for (int i = tracerFrames(frames); i < frames.size(); i++) {
+        for (int i = first; i < frames.size(); i++) {
             if (out.size() == MAX_FRAMES) break;
             out.add(format(frames.get(i)));
         }

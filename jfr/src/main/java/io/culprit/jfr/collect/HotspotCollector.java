@@ -10,30 +10,36 @@ import java.util.Map;
 import java.util.Set;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
-import jdk.jfr.consumer.RecordedStackTrace;
 
 /**
- * Table {@code cpu-hotspots} from JFR execution samples: per method, the samples where it was on
- * top (self) and anywhere on the stack (total, counted once per sample even when recursive).
+ * Table {@code cpu-hotspots} from CPU samples (JFR's or async-profiler's, {@link CpuSample}): per
+ * method, the samples where it was on top (self) and anywhere on the stack (total, counted once
+ * per sample even when recursive). Meta {@code sampler} says whose samples they are.
  */
-public final class HotspotCollector implements EventCollector {
+public final class HotspotCollector implements EventCollector, SampleCollector {
     private static final int TOP = 50;
     private final Map<String, long[]> byMethod = new HashMap<>(); // self, total
     private long samples;
+    private String sampler;
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.ExecutionSample");
+        return Set.of(CpuSample.EVENT);
     }
 
     @Override
     public void accept(RecordedEvent e) {
-        RecordedStackTrace st = e.getStackTrace();
-        if (st == null || st.getFrames().isEmpty()) return;
+        CpuSample s = CpuSample.ofJfr(e);
+        if (s != null) sample(s);
+    }
+
+    @Override
+    public void sample(CpuSample s) {
         samples++;
+        sampler = s.sampler;
         Set<String> seen = new HashSet<>();
         boolean top = true;
-        for (RecordedFrame f : st.getFrames()) {
+        for (RecordedFrame f : s.frames) {
             String m = Frames.method(Frames.format(f));
             long[] c = byMethod.computeIfAbsent(m, k -> new long[2]);
             if (top) c[0]++;
@@ -59,6 +65,7 @@ public final class HotspotCollector implements EventCollector {
         }
         Map<String, Object> meta = o.meta();
         meta.put("samples", samples);
+        if (sampler != null) meta.put("sampler", sampler);
         return List.of(new Table("cpu-hotspots", List.of("frame", "selfSamples", "totalSamples", "selfShare", "totalShare"),
                 rows, meta));
     }

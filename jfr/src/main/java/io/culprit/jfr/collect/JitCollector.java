@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Set;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
-import jdk.jfr.consumer.RecordedStackTrace;
 
 /**
  * Table {@code jit}: which hot code ran in the interpreter. JFR marks each sampled frame
@@ -21,7 +20,7 @@ import jdk.jfr.consumer.RecordedStackTrace;
  * and {@code jdk.CodeCacheFull}: {@code fullCount} counts since the JVM started, so a cache that
  * filled before culprit attached still shows.
  */
-public final class JitCollector implements EventCollector {
+public final class JitCollector implements EventCollector, SampleCollector {
     static final String INTERPRETED = "Interpreted";
     private static final int TOP = 30;
     private final Map<String, long[]> byMethod = new HashMap<>(); // samples on top, interpreted on top
@@ -30,14 +29,15 @@ public final class JitCollector implements EventCollector {
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.ExecutionSample", "jdk.CodeCacheStatistics", "jdk.CodeCacheFull", "jdk.CodeCacheConfiguration");
+        return Set.of(CpuSample.EVENT, "jdk.CodeCacheStatistics", "jdk.CodeCacheFull", "jdk.CodeCacheConfiguration");
     }
 
     @Override
     public void accept(RecordedEvent e) {
         String type = e.getEventType().getName();
-        if (type.equals("jdk.ExecutionSample")) {
-            sample(e.getStackTrace());
+        if (type.equals(CpuSample.EVENT)) {
+            CpuSample s = CpuSample.ofJfr(e);
+            if (s != null) sample(s);
         } else if (type.equals("jdk.CodeCacheConfiguration")) {
             reserved = e.getLong("reservedSize");
         } else {
@@ -46,9 +46,9 @@ public final class JitCollector implements EventCollector {
         }
     }
 
-    private void sample(RecordedStackTrace st) {
-        if (st == null || st.getFrames().isEmpty()) return;
-        RecordedFrame top = st.getFrames().get(0);
+    @Override
+    public void sample(CpuSample s) {
+        RecordedFrame top = s.frames.get(0);
         boolean interp = INTERPRETED.equals(top.getType());
         samples++;
         long[] c = byMethod.computeIfAbsent(Frames.method(Frames.format(top)), k -> new long[2]);

@@ -30,7 +30,7 @@ import jdk.jfr.consumer.RecordedThread;
  * Parks come from JFR's {@code jdk.ThreadPark} or, where the agent's park tracer runs, from its
  * {@link ParkEvent}, which holds only those blockers.
  */
-public final class LockCollector implements EventCollector {
+public final class LockCollector implements EventCollector, SampleCollector {
     /** Bounds memory on long live streams; the table is a ranking, so a sample of this size suffices. */
     private static final int MAX_ACTIVITIES = 200_000;
     private static final int MAX_INTERVALS = 5_000;
@@ -67,20 +67,21 @@ public final class LockCollector implements EventCollector {
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.JavaMonitorEnter", "jdk.ThreadPark", ParkEvent.NAME, "jdk.ExecutionSample", "jdk.ThreadSleep",
+        return Set.of("jdk.JavaMonitorEnter", "jdk.ThreadPark", ParkEvent.NAME, CpuSample.EVENT, "jdk.ThreadSleep",
                 "jdk.JavaMonitorWait", "jdk.SocketRead", "jdk.SocketWrite", "jdk.FileRead", "jdk.FileWrite");
     }
 
     @Override
     public void accept(RecordedEvent e) {
         String name = e.getEventType().getName();
-        List<String> stack = Frames.of(e.getStackTrace());
-        RecordedThread thread = name.equals("jdk.ExecutionSample") ? e.getThread("sampledThread") : e.getThread();
-        if (thread != null && !stack.isEmpty() && activities < MAX_ACTIVITIES) {
-            activity.computeIfAbsent(thread.getJavaThreadId(), k -> new ArrayList<>())
-                    .add(new Activity(us(EventCollector.waitStart(e)), us(e.getEndTime()), stack));
-            activities++;
+        if (name.equals(CpuSample.EVENT)) {
+            CpuSample s = CpuSample.ofJfr(e);
+            if (s != null) sample(s);
+            return;
         }
+        List<String> stack = Frames.of(e.getStackTrace());
+        RecordedThread thread = e.getThread();
+        if (thread != null && !stack.isEmpty()) activity(thread.getJavaThreadId(), EventCollector.waitStart(e), e.getEndTime(), stack);
         if (idleWorker(stack)) return;
         if (name.equals("jdk.JavaMonitorEnter")) {
             RecordedClass c = e.getValue("monitorClass");
@@ -107,6 +108,18 @@ public final class LockCollector implements EventCollector {
                 record(group(c.getName(), "park"), e, stack);
             }
         }
+    }
+
+    /** What an owner thread was doing on CPU while it held a lock: see the class comment. */
+    @Override
+    public void sample(CpuSample s) {
+        activity(s.threadId, s.time, s.time, s.stack);
+    }
+
+    private void activity(long threadId, Instant start, Instant end, List<String> stack) {
+        if (activities >= MAX_ACTIVITIES) return;
+        activity.computeIfAbsent(threadId, k -> new ArrayList<>()).add(new Activity(us(start), us(end), stack));
+        activities++;
     }
 
     /**
