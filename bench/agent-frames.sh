@@ -12,7 +12,7 @@
 #
 #   bench/agent-frames.sh [DURATION_S=30]     RATE=2000 SETTLE_S=150 CULPRIT_JAR=... (lib.sh)
 #   TARGET=lab|bench     two healthy lab services (default), or two bench targets (Target.java)
-#   COLLECTORS=probes|collect|record|none   what A runs (lib.sh's pick_collectors; default probes).
+#   COLLECTORS=probes|collect|record|record-nosamples|none   what A runs (lib.sh's pick_collectors; default probes).
 #                        Not `both` or `diagnose`: they run async-profiler, which this bench needs.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -141,12 +141,13 @@ run_pairs() {
   done
 }
 
-# pick_collectors: from $COLLECTORS (both|profiler|collect|record|probes|diagnose, default both)
+# pick_collectors: from $COLLECTORS (both|profiler|collect|record|record-nosamples|probes|diagnose, default both)
 # sets on_cmd, the agent commands an `on` phase starts (profiler first, as diagnose does), and
 # defines off_cmd PAIR, which stops them so the profile and the case file are really written.
 # `collect` means the live JFR stream alone; `probes` the framework probes alone (weave, count);
 # `diagnose` what `culprit diagnose` runs in the target: probes, the ctimer profiler and JFR
-# recorded to disk (the CLI parses it afterwards, outside the target).
+# recorded to disk without JFR's own CPU sampler (the CLI parses it afterwards, outside the target,
+# and fills the CPU tables from the profiler's samples); `record-nosamples` that recording alone.
 # PROFILER_EVENT picks the CPU sampler: ctimer (default, as diagnose runs it), cpu (perf events,
 # else ctimer) or itimer. On this 2-core VM perf events cost the bench target 8.5 % CPU per request
 # (a server that hands every request between threads) and ctimer nothing measurable (docs/BENCH.md).
@@ -158,16 +159,17 @@ pick_collectors() {
     profiler) on_cmd="profiler start --event $ev --interval 10ms" ;;
     collect) on_cmd="collect start --no-probes" ;;
     record) on_cmd="jfr start" ;;  # JFR with culprit's settings recorded to disk, nothing parsed in the target
+    record-nosamples) on_cmd="jfr start --no-samples" ;;
     probes) on_cmd="collect weave; collect start --no-jfr" ;;
-    diagnose) on_cmd="collect weave; profiler start --event $ev --interval 10ms; jfr start; collect start --no-jfr" ;;
-    *) echo "COLLECTORS must be both, profiler, collect, record, probes or diagnose, got '$collectors'" >&2; exit 2 ;;
+    diagnose) on_cmd="collect weave; profiler start --event $ev --interval 10ms; jfr start --no-samples; collect start --no-jfr" ;;
+    *) echo "COLLECTORS must be both, profiler, collect, record, record-nosamples, probes or diagnose, got '$collectors'" >&2; exit 2 ;;
   esac
 }
 off_cmd() {
   local p="profiler stop --format collapsed --file $work/profile-$1.txt" c="collect stop --case $work/case-$1"
   local j="jfr stop --file $work/rec-$1.jfr"
   case "$collectors" in
-    both) echo "$p; $c" ;; profiler) echo "$p" ;; collect|probes) echo "$c" ;; record) echo "$j" ;;
+    both) echo "$p; $c" ;; profiler) echo "$p" ;; collect|probes) echo "$c" ;; record|record-nosamples) echo "$j" ;;
     diagnose) echo "$j; $c; $p" ;;
   esac
 }

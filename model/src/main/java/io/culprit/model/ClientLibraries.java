@@ -1,5 +1,7 @@
 package io.culprit.model;
 
+import java.util.Set;
+
 /**
  * The libraries that stand between an application and its dependencies: connection pools, JDBC
  * drivers and embedded databases, templates and ORMs, Redis and HTTP clients and the async
@@ -8,13 +10,25 @@ package io.culprit.model;
  * application, so it names the caller in any service.
  */
 public final class ClientLibraries {
-    /** Between the application and a SQL database (pools, commons-pool2 under DBCP2 included). */
-    private static final String[] DATA_ACCESS = {
-        "com.zaxxer.", "org.apache.commons.dbcp2.", "org.apache.commons.pool2.", "org.springframework.", "org.hibernate.", "org.jooq.", "org.mybatis.", "org.apache.ibatis.",
-        "jakarta.persistence.", "org.jdbi.", "org.h2.", "org.postgresql.", "com.mysql.", "org.mariadb.", "oracle.jdbc.",
-        "com.microsoft.sqlserver.", "org.hsqldb.", "org.apache.derby.", "org.sqlite.", "com.querydsl.", "io.ebean.",
-        "com.p6spy.", "net.ttddyy.", "io.micrometer.", "io.opentelemetry."
+    /** JDBC drivers and embedded databases: every SQL statement a service runs ends in one of them. */
+    private static final String[] DRIVERS = {
+        "org.h2.", "org.postgresql.", "com.mysql.", "org.mariadb.", "oracle.jdbc.", "com.microsoft.sqlserver.", "org.hsqldb.",
+        "org.apache.derby.", "org.sqlite.", "com.ibm.db2.", "com.clickhouse.", "net.snowflake.", "org.firebirdsql.",
+        "com.amazon.redshift.", "io.trino.jdbc.", "com.sap.db."
     };
+    /**
+     * Between the application and a SQL database: pools (commons-pool2 under DBCP2 included; not
+     * c3p0, whose checkout waits in {@code Object.wait} are the locks table's), templates, ORMs and
+     * the drivers.
+     */
+    private static final String[] DATA_ACCESS = {
+        "com.zaxxer.", "org.apache.commons.dbcp2.", "org.apache.commons.pool2.", "org.apache.tomcat.jdbc.", "com.alibaba.druid.",
+        "oracle.ucp.", "com.jolbox.", "org.vibur.", "org.springframework.", "org.hibernate.", "org.jooq.", "org.mybatis.", "org.apache.ibatis.",
+        "jakarta.persistence.", "org.jdbi.", "com.querydsl.", "io.ebean.", "com.p6spy.", "net.ttddyy.", "io.micrometer.", "io.opentelemetry."
+    };
+    /** The JDBC methods culprit's SQL probe times, in every driver's statements (see {@link #isProbed}). */
+    private static final Set<String> JDBC_EXECUTE = Set.of("execute", "executeQuery", "executeUpdate",
+            "executeLargeUpdate", "executeBatch", "executeLargeBatch");
     /** Between the application and Redis or a remote HTTP service (Spring's clients are covered above). */
     private static final String[] REMOTE = {
         "redis.clients.", "io.lettuce.", "org.redisson.", "okhttp3.", "okio.", "org.apache.hc.", "org.apache.http.",
@@ -23,7 +37,8 @@ public final class ClientLibraries {
     };
 
     /**
-     * The clients whose calls culprit's framework probes time (agent/probe: HikariCP's proxies, DBCP2's statements, the
+     * The clients whose calls culprit's framework probes time (agent/probe: every JDBC statement's
+     * execution, which runs in a driver's frames ({@link #isProbed}), HikariCP, the
      * JDK's HttpClient and HttpURLConnection, Apache HttpClient 5, OkHttp, Jedis, Lettuce, Spring's
      * RestTemplate, RestClient and WebClient): a wait inside them is already a call in the {@code calls} table.
      */
@@ -51,16 +66,33 @@ public final class ClientLibraries {
         return false;
     }
 
-    /** A frame inside a client whose calls the framework probes time. */
+    /**
+     * A frame inside a client whose calls the framework probes time. SQL by the driver's
+     * statement's JDBC method ({@code org.postgresql.jdbc.PgPreparedStatement.executeQuery:...}):
+     * the probe times it whatever pool, if any, called it.
+     */
     public static boolean isProbed(String frame) {
         for (String p : PROBED) if (frame.startsWith(p)) return true;
-        return false;
+        return isDriver(frame) && JDBC_EXECUTE.contains(method(frame));
     }
 
     /** A frame ({@code class.method:line}) or class name of a pool, driver, template or ORM. */
     public static boolean isDataAccess(String frame) {
+        if (isDriver(frame)) return true;
         for (String p : DATA_ACCESS) if (frame.startsWith(p)) return true;
         return false;
+    }
+
+    private static boolean isDriver(String frame) {
+        for (String p : DRIVERS) if (frame.startsWith(p)) return true;
+        return false;
+    }
+
+    /** {@code a.b.C.m:12} → {@code m}. */
+    private static String method(String frame) {
+        int colon = frame.indexOf(':');
+        String f = colon < 0 ? frame : frame.substring(0, colon);
+        return f.substring(f.lastIndexOf('.') + 1);
     }
 
     /**

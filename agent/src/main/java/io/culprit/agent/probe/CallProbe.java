@@ -7,13 +7,13 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Dependency calls a request waits on. SQL is timed at HikariCP's statement proxies, which every
- * driver behind the pool goes through; a prepared statement's text is remembered when the proxy
- * connection prepares it (the proxy does not keep it), in a small per-thread memory: see
- * {@link Prepared}. Outbound HTTP is timed at Spring's {@code AbstractClientHttpRequest.execute()}
+ * Dependency calls a request waits on. SQL is timed at the drivers' and pools' statements (see
+ * {@link #JDBC_STATEMENT}); a prepared statement's text is remembered when a connection prepares
+ * it (statements do not all keep it), in a small per-thread memory: see {@link Prepared}. Outbound HTTP is timed at Spring's {@code AbstractClientHttpRequest.execute()}
  * (RestTemplate and RestClient), at WebClient's exchange ({@link WebClientHooks}), the JDK's
  * HttpClient ({@link JdkHttpHooks}) and HttpURLConnection ({@link UrlConnectionHooks}), Apache HttpClient 5 ({@link ApacheHttpHooks}) and OkHttp
  * ({@link OkHttpHooks}), each counted once when Spring's request runs on it; Redis at Jedis's connection ({@link RedisHooks}) and Lettuce's
@@ -24,18 +24,24 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class CallProbe {
 
-    static final String PROXY_CONNECTION = "com.zaxxer.hikari.pool.ProxyConnection";
-    static final String PROXY_STATEMENT = "com.zaxxer.hikari.pool.ProxyStatement";
-    static final String PROXY_PREPARED = "com.zaxxer.hikari.pool.ProxyPreparedStatement";
     /**
-     * Commons DBCP2's wrappers, the pool behind {@code BasicDataSource} (Spring Boot's
-     * {@code spring.datasource.type} for it, Tomcat's own pool's successor): a statement executed
-     * through them read no SQL at all before. Their wrappers wrap one another (the pool's guard
-     * around the pooled connection, pooled statements), hence the outermost call only.
+     * SQL is timed at every JDBC driver's and pool's own classes: the loaded implementations of
+     * these interfaces outside the JDK ({@link Hook#family}), on the JDBC methods that prepare and
+     * execute. Pools wrap drivers and often their own wrappers (DBCP2's guard around its pooled
+     * connection, c3p0's and Druid's proxies, p6spy's), so only a thread's outermost execution
+     * counts. Any pool or none: Tomcat's, c3p0, Druid, Oracle UCP, DBCP2, or the driver alone
+     * behind Spring's DriverManagerDataSource.
      */
-    static final String DBCP_CONNECTION = "org.apache.commons.dbcp2.DelegatingConnection";
-    static final String DBCP_STATEMENT = "org.apache.commons.dbcp2.DelegatingStatement";
-    static final String DBCP_PREPARED = "org.apache.commons.dbcp2.DelegatingPreparedStatement";
+    static final String JDBC_CONNECTION = "java.sql.Connection";
+    static final String JDBC_STATEMENT = "java.sql.Statement";
+    static final Set<String> PREPARE = Set.of("prepareStatement", "prepareCall");
+    static final Set<String> EXECUTE = Set.of("execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "executeBatch",
+            "executeLargeBatch");
+    /**
+     * HikariCP's proxies (and their generated subclasses) only hand each call to the driver's own
+     * statement, which is timed: left alone, the most common pool pays for one woven call, not two.
+     */
+    static final List<String> PASS_THROUGH = List.of("com.zaxxer.hikari.");
     static final String SPRING_HTTP_REQUEST = "org.springframework.http.client.AbstractClientHttpRequest";
     private static final int ALERTS_KEPT = 50;
 
@@ -85,8 +91,7 @@ final class CallProbe {
     }
 
     List<Hook> hooks() {
-        List<Hook> h = new ArrayList<>(sqlHooks(PROXY_CONNECTION, PROXY_PREPARED, PROXY_STATEMENT, false));
-        h.addAll(sqlHooks(DBCP_CONNECTION, DBCP_PREPARED, DBCP_STATEMENT, true));
+        List<Hook> h = new ArrayList<>(sqlHooks());
         h.add(new Hook(SPRING_HTTP_REQUEST, "execute", "()", Hook.TIMED | Hook.SELF | Hook.RETURNED) {
             @Override
             public long probeEnter(int id, Object self, Object arg0) {
@@ -142,29 +147,26 @@ final class CallProbe {
     }
 
     /**
-     * The SQL hooks on one pool's wrappers: the text a statement was prepared from, and the time of
-     * each execution, prepared or plain. With {@code nested} a per-thread depth counts only the
-     * outermost execution, for wrappers that wrap their own kind; HikariCP's never do, and pay nothing for it.
+     * The SQL hooks: the text a statement was prepared from, and the time of each execution,
+     * prepared or plain, the thread's outermost only ({@link #sqlDepth}).
      */
-    private List<Hook> sqlHooks(String connection, String preparedStatement, String statement, boolean nested) {
+    private List<Hook> sqlHooks() {
         List<Hook> h = new ArrayList<>();
-        for (String prepare : new String[] {"prepareStatement", "prepareCall"}) {
-            h.add(new Hook(connection, prepare, "(Ljava/lang/String;", Hook.EXIT | Hook.ARG0 | Hook.RETURNED) {
-                @Override
-                public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                    if (returned != null && arg0 instanceof String) prepared.put(returned, (String) arg0);
-                }
-            });
-        }
+        h.add(new Hook(JDBC_CONNECTION, "prepare*", PREPARE, "(Ljava/lang/String;", Hook.EXIT | Hook.ARG0 | Hook.RETURNED, PASS_THROUGH) {
+            @Override
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                if (returned != null && arg0 instanceof String) prepared.put(returned, (String) arg0);
+            }
+        });
         // execute(), executeQuery(), executeUpdate(), executeBatch(), executeLargeUpdate() of a prepared statement
-        h.add(new SqlHook(preparedStatement, "()", Hook.TIMED | Hook.SELF, nested) {
+        h.add(new SqlHook("()", Hook.TIMED | Hook.SELF) {
             @Override
             void executed(long end, long start, Object self, Object sqlArg, Throwable thrown) {
                 String sql = prepared.get(self);
                 record(end, sql == null ? stats("sql", "(prepared statement)") : sqlStats(sql), sql, start, thrown);
             }
         });
-        h.add(new SqlHook(statement, "(Ljava/lang/String;", Hook.TIMED | Hook.ARG0, nested) {
+        h.add(new SqlHook("(Ljava/lang/String;", Hook.TIMED | Hook.ARG0) {
             @Override
             void executed(long end, long start, Object self, Object sqlArg, Throwable thrown) {
                 String sql = sqlArg instanceof String ? (String) sqlArg : null;
@@ -174,29 +176,32 @@ final class CallProbe {
         return h;
     }
 
-    /** A timed {@code execute*} hook; nested, it counts only the thread's outermost execution. */
-    private abstract class SqlHook extends Hook {
-        private final PerThread depth;
+    /**
+     * Per thread, how deep it is in timed executions: a pool's statement calls its driver's (and a
+     * driver may call its own public {@code execute*}), and the statement counts once. One depth for
+     * both execute hooks, as either kind may call the other.
+     */
+    private final PerThread sqlDepth = new PerThread(() -> new int[1]);
 
-        SqlHook(String className, String descriptorPrefix, int reads, boolean nested) {
-            super(className, "execute*", descriptorPrefix, reads);
-            this.depth = nested ? new PerThread(() -> new int[1]) : null;
+    /** A timed {@code execute*} hook on every statement class; counts only the thread's outermost execution. */
+    private abstract class SqlHook extends Hook {
+
+        SqlHook(String descriptorPrefix, int reads) {
+            super(JDBC_STATEMENT, "execute*", EXECUTE, descriptorPrefix, reads, PASS_THROUGH);
         }
 
         @Override
         public long probeEnter(int id, Object self, Object arg0) {
-            if (depth != null) ((int[]) depth.get())[0]++;
+            ((int[]) sqlDepth.get())[0]++;
             return System.nanoTime();
         }
 
         @Override
         public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
             long end = System.nanoTime();
-            if (depth != null) {
-                int[] d = (int[]) depth.get();
-                if (d[0] > 0) d[0]--;  // 0 when woven (or renewed) during this call
-                if (d[0] > 0) return;  // a wrapper's inner call: its outer one counts
-            }
+            int[] d = (int[]) sqlDepth.get();
+            if (d[0] > 0) d[0]--;  // 0 when woven (or renewed) during this call
+            if (d[0] > 0) return;  // a wrapper's inner call: its outer one counts
             executed(end, start, self, arg0, thrown);
         }
 

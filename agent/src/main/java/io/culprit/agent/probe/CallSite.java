@@ -11,7 +11,7 @@ import java.util.List;
  * in a loop the path shows the repository method and the loop around it.
  */
 final class CallSite {
-    private static final StackWalker WALKER = StackWalker.getInstance();
+    private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
     /**
      * Application frames kept: the method that made the call and the one that called it (for a
      * query in a loop, the repository method and the loop); further up is the web framework.
@@ -35,7 +35,7 @@ final class CallSite {
             String lastClass = null;
             for (StackWalker.StackFrame f : (Iterable<StackWalker.StackFrame>) frames::iterator) {
                 String c = f.getClassName();
-                if (skipped(c) || c.equals(lastClass)) continue;
+                if (skipped(c) || c.equals(lastClass) || jdbc(f.getDeclaringClass())) continue;
                 lastClass = c;
                 out.add(c + "." + f.getMethodName() + ":" + f.getLineNumber());
                 if (out.size() == PATH) break;
@@ -45,7 +45,26 @@ final class CallSite {
         return app.isEmpty() ? UNKNOWN : new CallSite(app.get(0), String.join(" ← ", app));
     }
 
-    /** The JDK, culprit's own agent, and the libraries between the application and the dependency. */
+    /** {@code java.sql.Wrapper}, or null in a runtime image without the java.sql module. */
+    private static final Class<?> WRAPPER = wrapper();
+
+    private static Class<?> wrapper() {
+        try {
+            return Class.forName("java.sql.Wrapper", false, ClassLoader.getPlatformClassLoader());
+        } catch (ClassNotFoundException | LinkageError noJdbc) {
+            return null;
+        }
+    }
+
+    private static boolean jdbc(Class<?> c) {
+        return WRAPPER != null && WRAPPER.isAssignableFrom(c);
+    }
+
+    /**
+     * The JDK, culprit's own agent, and the libraries between the application and the dependency;
+     * in {@link #here} also every JDBC implementation ({@code java.sql.Wrapper}: connections,
+     * statements, result sets), whichever pool or driver it is, as the SQL probe weaves them all.
+     */
     static boolean skipped(String className) {
         return className.startsWith("java.") || className.startsWith("javax.") || className.startsWith("jdk.")
                 || className.startsWith("sun.") || className.startsWith("com.sun.")

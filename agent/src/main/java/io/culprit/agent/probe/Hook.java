@@ -8,6 +8,7 @@ import io.culprit.agent.instrument.TargetResolver;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One framework method a probe weaves, found by exact class name, method name and a descriptor
@@ -33,20 +34,55 @@ abstract class Hook extends Listener {
     /** {@link Plan} bits: the calls and values this hook's woven method hands it. */
     final int reads;
 
+    /** A family hook's method names ({@link #family}); null for a hook on one class. */
+    final Set<String> names;
+    /** Class-name prefixes a family hook leaves alone. */
+    private final List<String> excluded;
+
     Hook(String className, String method, String descriptorPrefix, int reads) {
+        this(className, method, descriptorPrefix, reads, null, List.of());
+    }
+
+    private Hook(String className, String method, String descriptorPrefix, int reads, Set<String> names, List<String> excluded) {
         this.className = className;
         this.method = method;
         this.descriptorPrefix = descriptorPrefix;
-        this.jdk = TargetResolver.isJdk(className);
+        this.jdk = names == null && TargetResolver.isJdk(className);
         this.reads = reads;
+        this.names = names;
+        this.excluded = excluded;
+    }
+
+    /**
+     * A hook on every loaded implementation of a JDK interface ({@code java.sql.Statement}) outside
+     * the JDK, on the methods named {@code names} that each class declares itself, less the
+     * classes under the {@code excluded} prefixes. Drivers and pools are many and their classes
+     * load late, so {@link Probes} weaves the implementations it has not woven yet at every weave.
+     * {@code pattern} is a name pattern that covers {@code names} (it bounds the resolver's search).
+     */
+    Hook(String iface, String pattern, Set<String> names, String descriptorPrefix, int reads, List<String> excluded) {
+        this(iface, pattern, descriptorPrefix, reads, names, excluded);
+    }
+
+    /** Weaves the implementations of an interface ({@link #Hook(String, String, Set, String, int, List)}). */
+    boolean family() {
+        return names != null;
     }
 
     /**
      * The loaded methods this hook weaves: in its class itself (generated subclasses such as
-     * HikariProxyStatement would time the same call twice) and of its overload.
+     * HikariProxyStatement would time the same call twice) and of its overload; for a family
+     * hook, in each implementation that declares them.
      */
     List<MethodTarget> targets(Instrumentation inst) throws CommandException {
         List<MethodTarget> out = new ArrayList<>();
+        if (family()) {
+            for (MethodTarget t : TargetResolver.resolve(inst, className, method, false, false)) {
+                if (t.type.isInterface() || !names.contains(t.method.name) || !t.method.descriptor.startsWith(descriptorPrefix)) continue;
+                if (excluded.stream().noneMatch(t.type.getName()::startsWith)) out.add(t);
+            }
+            return out;
+        }
         for (MethodTarget t : TargetResolver.resolve(inst, className, method, jdk, method.startsWith("<"))) {
             if (!t.type.getName().equals(className) || !t.method.descriptor.startsWith(descriptorPrefix)) continue;
             if ((reads & OUTER) != 0 && !hasOuter(t.type)) continue;  // a JDK whose class has no this$0: not woven

@@ -28,6 +28,8 @@ final class Prepared {
     void put(Object statement, String sql) {
         Object[] r = (Object[]) recent.get();
         long[] c = (long[]) r[2 * SLOTS];
+        // A driver's prepareStatement(sql) that calls its own overload returns the statement twice: one slot.
+        if (c[0] > 0 && r[(int) ((c[0] - 1) % SLOTS)] == statement) return;
         int i = (int) (c[0]++ % SLOTS);
         r[i] = statement;
         r[SLOTS + i] = sql;

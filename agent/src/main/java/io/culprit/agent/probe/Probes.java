@@ -10,10 +10,13 @@ import io.culprit.agent.instrument.internal.Dispatcher;
 import io.culprit.bootstrap.Bridge;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -46,6 +49,9 @@ public final class Probes {
     private List<Hook> hooks;
     /** Per hook, in {@link #hooks()} order: its dispatcher id, or -1 when it wove nothing. */
     private final List<Integer> hookIds = new ArrayList<>();
+    /** A family hook's woven classes ({@link Hook#family}), by hook: weak, so a redeployed application's loader can go. */
+    private final Map<String, Set<Class<?>>> familyWoven = new HashMap<>();
+    private int wovenMethods;
     final long startMs = System.currentTimeMillis();
     /** The first weave's, then one per later weave ({@link #weaveLate}) of classes loaded since. */
     private final List<Installation> installations = new CopyOnWriteArrayList<>();
@@ -120,28 +126,31 @@ public final class Probes {
     }
 
     /**
-     * Weaves the hooks that have not woven yet and whose classes are now loaded, as one
-     * installation; records their ids in {@link #hookIds}. Null when none of them wove.
+     * Weaves the hooks that have not woven yet and whose classes are now loaded, and a family
+     * hook's implementations loaded since its last weave, as one installation; records their ids
+     * in {@link #hookIds} (a family hook keeps its first). Null when nothing new wove.
      */
     private Installation weave(Instrumentation inst) throws CommandException {
         Set<String> loaded = new HashSet<>();
         for (Class<?> c : inst.getAllLoadedClasses()) loaded.add(c.getName());
         Plan plan = Plan.forProbes();
         List<Integer> ids = new ArrayList<>();
+        List<Runnable> wovenFamilies = new ArrayList<>();  // notes a family hook's classes as woven, once the weave is in
         for (int slot = 0; slot < hooks.size(); slot++) {
             Hook h = hooks.get(slot);
             // one scan of the loaded classes here, not one per hook: this runs at every view
-            if (hookIds.get(slot) >= 0 || !loaded.contains(h.className)) continue;
+            if (!loaded.contains(h.className) || (!h.family() && hookIds.get(slot) >= 0)) continue;
             List<MethodTarget> targets;
             try {
                 targets = h.targets(inst);
             } catch (CommandException absent) {
                 continue;  // not weavable here
             }
-            int id = -1;
+            Set<Class<?>> done = h.family() ? familyWoven.computeIfAbsent(h.toString(), k -> weakSet()) : Set.of();
+            int id = hookIds.get(slot);
             for (MethodTarget t : targets) {
                 // culprit's own copy of a library (its Jackson) is not the application's
-                if (isAgentsOwn(t.type) || !Modules.seesBridge(t.type)) continue;
+                if (isAgentsOwn(t.type) || !Modules.seesBridge(t.type) || done.contains(t.type)) continue;
                 if (id < 0) {
                     if (h.jdk) Modules.letReadBridge(inst, t.type);
                     id = Dispatcher.INSTANCE.register(h);
@@ -149,10 +158,19 @@ public final class Probes {
                     woven.add(h.toString());
                 }
                 plan.advise(t, id, h.reads);
+                if (h.family()) wovenFamilies.add(() -> done.add(t.type));
             }
             hookIds.set(slot, id);
         }
-        return ids.isEmpty() ? null : Instrumenter.install(inst, plan, ids);
+        if (plan.classes().isEmpty()) return null;
+        Installation installation = Instrumenter.install(inst, plan, ids);
+        wovenFamilies.forEach(Runnable::run);
+        wovenMethods += plan.methodCount();
+        return installation;
+    }
+
+    private static Set<Class<?>> weakSet() {
+        return Collections.newSetFromMap(new WeakHashMap<>());
     }
 
     /**
@@ -198,6 +216,8 @@ public final class Probes {
                 if (id >= 0) Dispatcher.INSTANCE.set(id, fresh.hooks.get(i));
             }
             fresh.woven.addAll(old.woven);
+            fresh.familyWoven.putAll(old.familyWoven);
+            fresh.wovenMethods = old.wovenMethods;
             fresh.installations.addAll(old.installations);
             old.installations.clear();  // handed over: closing the old set must not reset them
             old.close();
@@ -279,8 +299,9 @@ public final class Probes {
         return lateError;
     }
 
+    /** Methods woven, in every class a hook wove (a family hook's classes included). */
     public int wovenCount() {
-        return woven.size();
+        return wovenMethods;
     }
 
     /** A container hook wove: requests are observed (Tomcat, Jetty or Undertow). */

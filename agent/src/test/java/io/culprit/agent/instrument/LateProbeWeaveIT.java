@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The framework probes weave a hooked class that loads after they first wove, as diagnose needs
  * it: {@code collect weave}, a warm-up that runs the service's first prepared statement (loading
- * Hikari's prepared-statement proxy), then {@code collect start}. Before, the probes wove only
+ * the driver's prepared-statement class), then {@code collect start}. Before, the probes wove only
  * what was loaded at the weave, and a first diagnose of a freshly started service on PostgreSQL
  * saw no statements at all.
  */
@@ -34,7 +34,7 @@ class LateProbeWeaveIT {
                 AgentChannel.Call start = agent.run("collect start --no-jfr", false);
                 assertThat(start.code).as(start.toString()).isZero();
                 int atStart = methods(start, "framework probes on (\\d+) method");
-                assertThat(atStart).as("the prepared-statement proxy's methods join at collect start").isGreaterThan(atWeave);
+                assertThat(atStart).as("the prepared-statement class's methods join at collect start").isGreaterThan(atWeave);
 
                 assertThat(target.ask("prepared 30", "done prepared")).isEqualTo("done prepared 30");
                 String calls = agent.run("calls", false).out.toString();
