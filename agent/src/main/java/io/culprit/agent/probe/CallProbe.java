@@ -13,14 +13,17 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Dependency calls a request waits on. SQL is timed at the drivers' and pools' statements (see
  * {@link #JDBC_STATEMENT}); a prepared statement's text is remembered when a connection prepares
- * it (statements do not all keep it), in a small per-thread memory: see {@link Prepared}. Outbound HTTP is timed at Spring's {@code AbstractClientHttpRequest.execute()}
- * (RestTemplate and RestClient), at WebClient's exchange ({@link WebClientHooks}), the JDK's
- * HttpClient ({@link JdkHttpHooks}) and HttpURLConnection ({@link UrlConnectionHooks}), Apache HttpClient 5 ({@link ApacheHttpHooks}) and OkHttp
- * ({@link OkHttpHooks}), each counted once when Spring's request runs on it; Redis at Jedis's connection ({@link RedisHooks}) and Lettuce's
- * ({@link LettuceHooks}). Each target keeps the application code it was first called from
- * ({@link CallSite}). A call slower than its kind's threshold is counted as slow and kept,
- * with its text, among the recent alerts. A call goes into its thread's own log
- * ({@link EventLog}), folded into its target's stats when the table is read.
+ * it (statements do not all keep it), in a small per-thread memory: see {@link Prepared}.
+ * Outbound HTTP is timed at Spring's {@code AbstractClientHttpRequest.execute()} (RestTemplate
+ * and RestClient), at WebClient's exchange ({@link WebClientHooks}), the JDK's HttpClient
+ * ({@link JdkHttpHooks}) and HttpURLConnection ({@link UrlConnectionHooks}), Apache HttpClient 5
+ * ({@link ApacheHttpHooks}) and OkHttp ({@link OkHttpHooks}), each counted once when Spring's
+ * request runs on it; Redis at Jedis's connection ({@link RedisHooks}) and Lettuce's
+ * ({@link LettuceHooks}); host-name lookups that reach the resolver ({@link DnsHooks}). Each
+ * target keeps the application code it was first called from ({@link CallSite}). A call slower
+ * than its kind's threshold is counted as slow and kept, with its text, among the recent alerts.
+ * A call goes into its thread's own log ({@link EventLog}), folded into its target's stats when
+ * the table is read.
  */
 final class CallProbe {
 
@@ -118,6 +121,7 @@ final class CallProbe {
         h.addAll(JdkHttpHooks.hooks(this));
         h.addAll(UrlConnectionHooks.hooks(this));
         h.addAll(JdbcConnectHooks.hooks(this));
+        h.addAll(DnsHooks.hooks(this));
         h.addAll(ApacheHttpHooks.hooks(this));
         h.addAll(OkHttpHooks.hooks(this));
         h.addAll(RedisHooks.hooks(this));

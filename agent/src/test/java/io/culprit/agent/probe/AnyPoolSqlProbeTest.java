@@ -5,8 +5,6 @@ import static org.assertj.core.groups.Tuple.tuple;
 
 import io.culprit.agent.instrument.Instrumenter;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -36,15 +34,8 @@ class AnyPoolSqlProbeTest {
         tomcat.setInitialSize(1);
         driverOnly = new JdbcDataSource();
         driverOnly.setURL("jdbc:h2:mem:anypool;DB_CLOSE_DELAY=-1");
-        // Load the classes the probes weave, as a service that has served traffic has.
-        for (DataSource ds : List.of(tomcat, driverOnly)) {
-            try (Connection con = ds.getConnection(); Statement s = con.createStatement()) {
-                s.execute("CREATE ALIAS IF NOT EXISTS PAUSE FOR \"java.lang.Thread.sleep(long)\"");
-                try (PreparedStatement ps = con.prepareStatement("SELECT 1")) {
-                    ps.executeQuery().close();
-                }
-            }
-        }
+        SqlWork.warm(tomcat);
+        SqlWork.warm(driverOnly);
     }
 
     @AfterAll
@@ -72,13 +63,7 @@ class AnyPoolSqlProbeTest {
         Probes p = Probes.ensure(ProbeContext.INST);
         assertThat(acme.RecentOrders.list(new acme.OrderLines(ds), 12)).isEqualTo(12);
         try (Connection con = ds.getConnection()) {
-            try (PreparedStatement ps = con.prepareStatement("CALL PAUSE(?)")) {
-                ps.setLong(1, 150);
-                ps.execute();
-            }
-            try (Statement s = con.createStatement()) {
-                s.executeQuery("SELECT 42").close();
-            }
+            SqlWork.slowThenPlain(con);
         }
         List<Map<String, Object>> rows = p.calls.rows(0, 0);
         assertThat(rows).filteredOn(r -> "sql".equals(r.get("kind"))).extracting(r -> r.get("target"), r -> r.get("count"))

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.culprit.agent.instrument.Instrumenter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import org.apache.commons.dbcp2.BasicDataSource;
@@ -30,13 +29,7 @@ class DbcpCallProbeTest {
         ds.setUrl("jdbc:h2:mem:dbcp;DB_CLOSE_DELAY=-1");
         ds.setMaxTotal(2);
         ds.setPoolPreparedStatements(true);
-        // Load the wrapper classes the probes weave, as a service that has served traffic has.
-        try (Connection con = ds.getConnection(); Statement s = con.createStatement()) {
-            s.execute("CREATE ALIAS IF NOT EXISTS PAUSE FOR \"java.lang.Thread.sleep(long)\"");
-            try (PreparedStatement ps = con.prepareStatement("SELECT 1")) {
-                ps.executeQuery().close();
-            }
-        }
+        SqlWork.warm(ds);
     }
 
     @AfterAll
@@ -60,13 +53,7 @@ class DbcpCallProbeTest {
                     ps.executeQuery().close();
                 }
             }
-            try (PreparedStatement ps = con.prepareStatement("CALL PAUSE(?)")) {
-                ps.setLong(1, 150);
-                ps.execute();
-            }
-            try (Statement s = con.createStatement()) {
-                s.executeQuery("SELECT 42").close();
-            }
+            SqlWork.slowThenPlain(con);
         }
         List<Map<String, Object>> rows = p.calls.rows(0, 0);
         assertThat(rows).filteredOn(r -> "sql".equals(r.get("kind"))).extracting(r -> r.get("target"), r -> r.get("count"))

@@ -32,13 +32,7 @@ class PoolAndCallProbeTest {
         c.setMinimumIdle(2);
         c.setConnectionTimeout(10_000);
         ds = new HikariDataSource(c);
-        // Load the proxy classes the probes weave, as a service that has served traffic has.
-        try (Connection con = ds.getConnection(); Statement s = con.createStatement()) {
-            s.execute("CREATE ALIAS IF NOT EXISTS PAUSE FOR \"java.lang.Thread.sleep(long)\"");
-            try (PreparedStatement ps = con.prepareStatement("SELECT 1")) {
-                ps.executeQuery().close();
-            }
-        }
+        SqlWork.warm(ds);
     }
 
     @AfterAll

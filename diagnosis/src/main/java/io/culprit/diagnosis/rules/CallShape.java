@@ -32,6 +32,7 @@ final class CallShape {
         switch (kind.toLowerCase(Locale.ROOT)) {
             case "redis": return redis(command(target));
             case "sql": return sql(target.toLowerCase(Locale.ROOT));
+            case "dns": return dns(target);
             default: return null;
         }
     }
@@ -65,6 +66,21 @@ final class CallShape {
             return "DEL frees a large collection synchronously, blocking Redis meanwhile: use UNLINK, which frees it in the background.";
         }
         return null;
+    }
+
+    /**
+     * A lookup the probes see reached the resolver: the JVM's cache did not answer it. A reverse
+     * lookup is cached only on the InetAddress that asked, so one per client address is one per request.
+     */
+    private static String dns(String target) {
+        if (target.startsWith("reverse")) {
+            return "Do not turn client addresses into names on the request path: getHostName()/getCanonicalHostName() on a"
+                    + " request's address, ServletRequest.getRemoteHost() with Tomcat's enableLookups, a log pattern that"
+                    + " prints the host. Log the address (getRemoteAddr()), or resolve names later, off the request path.";
+        }
+        return "Resolve the name once and keep the address (or the client that holds it): the JVM caches a lookup for"
+                + " networkaddress.cache.ttl (30 s by default, 0 disables it) and a failed one for networkaddress.cache.negative.ttl;"
+                + " InetAddress.getLocalHost() resolves the machine's own name each time its cache entry expires, so read it once.";
     }
 
     private static String sql(String sql) {

@@ -23,6 +23,8 @@ public final class SlowCallsRule implements Rule {
     static final double SQL_SLOW_MS = 100;
     static final double REDIS_SLOW_MS = 10;
     static final double HTTP_SLOW_MS = 200;
+    /** A resolver round trip on a LAN takes about a millisecond; the probes see only lookups the JVM's cache missed. */
+    static final double DNS_SLOW_MS = 20;
     /** A dependency holding a fifth of request time is the first place to look. */
     static final double SHARE_WARN = 0.2;
     /** Half of request time: the service is mostly waiting on it. */
@@ -42,6 +44,7 @@ public final class SlowCallsRule implements Rule {
         switch (kind == null ? "" : kind.toLowerCase(Locale.ROOT)) {
             case "sql": return SQL_SLOW_MS;
             case "redis": return REDIS_SLOW_MS;
+            case "dns": return DNS_SLOW_MS;
             default: return HTTP_SLOW_MS;
         }
     }

@@ -27,5 +27,6 @@ class CallShapeTest {
         assertThat(CallShape.fix("redis", "DEL")).contains("UNLINK");
         assertThat(CallShape.fix("redis", "GET")).isNull();
         assertThat(CallShape.fix("http", "GET http://127.0.0.1:8080/x")).isNull();
+        assertThat(CallShape.fix("dns", "lookup orders.internal")).startsWith("Resolve the name once").contains("networkaddress.cache.ttl");
     }
 }

@@ -333,6 +333,20 @@ class GcAndPoolRulesTest {
         assertThat(new SlowCallsRule().evaluate(half).severity()).isEqualTo(Severity.OK);
     }
 
+    /**
+     * A reverse lookup per request (an access log naming each client) against a resolver that takes
+     * 40 ms: over DNS's own 20 ms threshold, where HTTP's 200 ms would have called it fast.
+     */
+    @Test
+    void aLookupThatReachesASlowResolverIsASlowCallWithItsOwnCure() {
+        var ev = CaseBuilder.in(dir, 10, 2).table("calls", row("kind", "dns", "target", "reverse lookup", "count", 600,
+                "p99Ms", 41.5, "shareOfRequestTime", 0.62, "caller", "com.acme.AccessLog.client:31")).evidence();
+        Finding f = new SlowCallsRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).contains("dns \"reverse lookup\" P99 41.5 ms (threshold 20 ms)", "called from com.acme.AccessLog.client:31");
+        assertThat(f.fix()).startsWith("Do not turn client addresses into names on the request path");
+    }
+
     @Test
     void clientsWaitingFarBeyondTheContainerOfAFullPoolAreQueuedForAThread() {
         // Recorded outside the lab: 4 Tomcat threads in front of a ~90 ms dependency, 32 connections.
