@@ -25,8 +25,9 @@ public final class CallsCommand implements Command {
     @Override
     public String usage() {
         return String.join("\n",
-                "calls [--slow-sql MS] [--slow-http MS]",
-                "  Thresholds default to 100 ms (SQL) and 200 ms (HTTP) and stay set while the probes run.",
+                "calls [--slow-sql MS] [--slow-redis MS] [--slow-http MS] [--slow-dns MS]",
+                "  Thresholds default to 100 ms (SQL), 10 ms (Redis), 200 ms (HTTP) and 20 ms (DNS lookups that",
+                "  reach the resolver), and stay set while the probes run.",
                 "",
                 "examples:",
                 "  calls",
@@ -35,17 +36,20 @@ public final class CallsCommand implements Command {
 
     @Override
     public void run(List<String> args, CommandContext ctx) throws Exception {
-        Flags f = Flags.parse("calls", args, "--slow-sql", "--slow-http").atMostPositional(0);
+        Flags f = Flags.parse("calls", args, "--slow-sql", "--slow-redis", "--slow-http", "--slow-dns").atMostPositional(0);
         Probes p = Probes.ensure(ctx.instrumentation());
         if (f.value("--slow-sql") != null) p.thresholds.sqlMs = f.longValue("--slow-sql", 100, 0, 3_600_000);
+        if (f.value("--slow-redis") != null) p.thresholds.redisMs = f.longValue("--slow-redis", 10, 0, 3_600_000);
         if (f.value("--slow-http") != null) p.thresholds.httpMs = f.longValue("--slow-http", 200, 0, 3_600_000);
+        if (f.value("--slow-dns") != null) p.thresholds.dnsMs = f.longValue("--slow-dns", 20, 0, 3_600_000);
         List<Map<String, Object>> rows = p.calls.rows(p.requests.containerMs(), p.requests.count());
         List<Map<String, Object>> alerts = p.calls.alerts();
         if (ctx.json()) {
             Map<String, Object> data = new LinkedHashMap<>();
             data.put("calls", rows);
             data.put("alerts", alerts);
-            data.put("thresholdsMs", Map.of("sql", p.thresholds.sqlMs, "http", p.thresholds.httpMs));
+            data.put("thresholdsMs", Map.of("sql", p.thresholds.sqlMs, "redis", p.thresholds.redisMs, "http", p.thresholds.httpMs,
+                    "dns", p.thresholds.dnsMs));
             ctx.data(data);
             return;
         }

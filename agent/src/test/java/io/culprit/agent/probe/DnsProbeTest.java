@@ -27,8 +27,12 @@ class DnsProbeTest {
         Probes p = Probes.ensure(ProbeContext.INST);
         assertThat(acme.ClientNames.nameLoopbackClients(5)).isEqualTo(5);
         Map<String, Object> row = CallRows.row(p, DnsHooks.KIND, DnsHooks.REVERSE);
-        assertThat(row).containsEntry("count", 5L);
+        assertThat(row).containsEntry("count", 5L).containsEntry("slowCount", 0L);  // /etc/hosts answers in far less than 20 ms
         assertThat((String) row.get("caller")).startsWith("acme.ClientNames.nameLoopbackClients:");
+        // Its own threshold: at 0 ms every lookup is slow.
+        ProbeContext.run(new CallsCommand(), true, "--slow-dns", "0");
+        acme.ClientNames.nameLoopbackClients(2);
+        assertThat(CallRows.row(p, DnsHooks.KIND, DnsHooks.REVERSE)).containsEntry("count", 7L).containsEntry("slowCount", 2L);
     }
 
     /** The forward hook's method is there on this JDK: its lookups need a resolver this test cannot count on. */
