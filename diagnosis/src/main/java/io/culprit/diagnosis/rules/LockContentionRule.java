@@ -187,7 +187,10 @@ public final class LockContentionRule implements Rule {
         boolean lookup = inLookup(t, top);
         String culprit = lookup ? Frames.firstCaller(stack) : Frames.firstNonJdk(stack);
         String ownerThread = Evidence.text(t, top, "ownerThread");
-        boolean handOff = isHandOff(lock);
+        // Waiters inside a connection pool's getConnection wait for a pooled connection, whatever the
+        // pool parks or waits on (Tomcat's parks on a latch per waiter, like a hand-off).
+        boolean checkout = inPoolCheckout(waiter);
+        boolean handOff = isHandOff(lock) && !checkout;
         boolean waitNotify = "wait".equals(kind);
         // The pool the hand-off queues on, when all its threads were busy: the common pool first, as
         // a CompletableFuture's default, then the application's executors.
@@ -198,10 +201,12 @@ public final class LockContentionRule implements Rule {
         String taskSite = taskWait ? tasks.text(0, "site") : null;
         String path = Frames.callPath(waiter, 3);
         // A semaphore has no owner to name: its permits are held across whatever the holders do next.
-        boolean permits = !handOff && lock != null && lock.contains("Semaphore");
+        boolean permits = !handOff && !checkout && lock != null && lock.contains("Semaphore");
         int held = permits ? heldCall(ev, culprit) : -1;
+        // What the pool's connections are busy with: the statement with the most time.
+        int busyWith = checkout ? costliestSql(ev) : -1;
         // A monitor's owner in a timed dependency call: the call the lock is held across.
-        int ownerCall = !permits && !handOff && !lookup && !owner.isEmpty() ? heldCall(ev, culprit) : -1;
+        int ownerCall = !permits && !handOff && !checkout && !lookup && !owner.isEmpty() ? heldCall(ev, culprit) : -1;
         // A map bin's lock: held while the map runs the caller's function.
         String mapCall = handOff || permits ? null : MapBinLock.call(lock, waiter);
         Numbers n = new Numbers();
@@ -212,21 +217,27 @@ public final class LockContentionRule implements Rule {
         if (sev == Severity.OK) return b.summary(weight + "; top lock " + lock + "." + dumpsStopped(ev)).numbers(n.refs()).build();
         // When the tasks' own wait is what the requests wait for, the fix goes where the tasks wait.
         return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10))
-                .culprit(taskWait ? taskSite : culprit)
+                .culprit(taskWait ? taskSite : busyWith >= 0 ? ev.rows("calls").orElseThrow().text(busyWith, "target") : culprit)
                 .summary(weight + " on " + lock + " (" + kind + ", " + n.tag(Fmt.num(t.number(top, "events")), ref + "#" + top)
                         + (virtual ? " blocked threads in thread dumps a second apart" : " events") + ")"
                         + (handOff ? ", waiting for work handed to other threads" : "")
+                        + (checkout ? ", waiting for a pooled database connection" : "")
                         + (!owner.isEmpty() && culprit != null ? ", held at " + culprit + (ownerThread.isEmpty() ? "" : " by " + ownerThread) : "")
                         + (path.isEmpty() ? "" : ", waiters at " + path)
                         + (lookup ? "; the lock is taken inside class or resource lookup" : "")
                         + second(t, top, requestMs, n, ref) + (pool == null ? "" : pool.describe(ev, n))
                         + (taskWait ? taskWait(tasks, n) : "") + (held >= 0 ? permitHolders(ev, held, n) : "")
+                        + (busyWith >= 0 ? connectionHolders(ev, busyWith, n) : "")
                         + (ownerCall >= 0 && mapCall == null ? heldAcross(ev, ownerCall, n) : "")
                         + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"
                         + MapBinLock.likelyHeld(ev, culprit, n) : "") + "." + dumpsStopped(ev))
                 .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
-                .explanation(handOff
+                .explanation(checkout
+                        ? "Every connection of the pool is in use and requests queue for the next one returned: the pool"
+                        + " serves rate × time each request holds a connection (Little's Law), and the requests past that"
+                        + " wait. The statement the connections are busy with sets how long each is held."
+                        : handOff
                         ? "Request threads hand work to another pool and park until it is done: each request pays the"
                         + " queueing and the hand-off on top of the work, and the pool's own locks and timers add to it."
                         + " The waiters' path shows which call hands off."
@@ -248,6 +259,10 @@ public final class LockContentionRule implements Rule {
                         + " wait shorter or rarer (cache its answers, batch, a faster dependency, a timeout); the hand-off"
                         + " only moves it to another thread." + (pool != null ? " " + pool.fix : "")
                         : pool != null ? pool.fix
+                        : checkout
+                        ? statementFix(ev, busyWith)
+                        + "Hold a connection only around its statements (no remote call or computation inside the"
+                        + " transaction), then size the pool to rate × hold time by Little's Law, no larger than the database serves."
                         : permits
                         ? "The semaphore is a bulkhead that queues: requests wait for a permit while its holders work."
                         + " Give it the permits the wanted rate needs (rate × time held, by Little's Law), or bound the"
@@ -274,11 +289,42 @@ public final class LockContentionRule implements Rule {
                         + " AtomicReference)." : ""))
                 // thread -b names a lock's holder; a hand-off has none: the call paths into the wait show who hands off.
                 .confirm(taskWait && Frames.classAndMethod(taskSite) != null ? ev.confirm("trace " + Frames.classAndMethod(taskSite) + " -n 5")
+                        : checkout ? ev.confirm("calls")
                         : handOff || permits ? handOffConfirm(ev, culprit) : waitNotify ? handOffConfirm(ev, Frames.firstNonJdk(waiter))
                         : virtual ? "jcmd " + ev.pid() + " Thread.dump_to_file -format=json threads.json (virtual threads"
                         + " in state BLOCKED, blockedOn " + lock + ")"
                         : ev.confirm("thread -b") + " or \"profiler start --event lock\"")
                 .build();
+    }
+
+    /**
+     * Whether a waiter's stack is inside a {@code getConnection} outside the JDK: a pool's checkout
+     * (HikariCP, DBCP2, Tomcat's pool, c3p0, Druid, UCP, or Spring's DataSourceUtils above any of
+     * them), whatever the pool blocks on. The JDK's own (DriverManager) opens a connection instead.
+     */
+    static boolean inPoolCheckout(List<String> waiter) {
+        for (String f : waiter) if (!Frames.isJdk(f) && Frames.stripLine(f).endsWith(".getConnection")) return true;
+        return false;
+    }
+
+    /** The cure for the statement the pool's connections are busy with (row {@code row} of calls, or -1), and a space. */
+    private static String statementFix(Evidence ev, int row) {
+        if (row < 0) return "";
+        String shaped = CallShape.fix("sql", ev.rows("calls").orElseThrow().text(row, "target"));
+        return (shaped != null ? shaped : "Make the statement the connections are busy with cheaper (its plan, an index, a smaller result).") + " ";
+    }
+
+    /** The {@code sql} row of {@code calls} with the most total time, or -1. */
+    private static int costliestSql(Evidence ev) {
+        Optional<Table> calls = ev.rows("calls");
+        if (calls.isEmpty()) return -1;
+        Table t = calls.get();
+        int best = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!"sql".equals(t.text(i, "kind"))) continue;
+            if (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs")) best = i;
+        }
+        return best;
     }
 
     /** The call that the code taking the permits makes most time in (calls table row), or -1. */
@@ -325,13 +371,23 @@ public final class LockContentionRule implements Rule {
     }
 
     private static String permitHolders(Evidence ev, int row, Numbers n) {
+        return holders(ev, row, n, "; the permit holders call ",
+                " in flight on average (Little's Law): the permits, not the dependency, set the throughput");
+    }
+
+    /** "; the connections are busy with sql "…", X ms each, N running on average (Little's Law)". */
+    private static String connectionHolders(Evidence ev, int row, Numbers n) {
+        return holders(ev, row, n, "; the connections are busy with ", " running on average (Little's Law)");
+    }
+
+    /** {@code lead} + row {@code row} of {@code calls} with its time each and, by Little's Law, the calls in flight + {@code tail}. */
+    private static String holders(Evidence ev, int row, Numbers n, String lead, String tail) {
         Table t = ev.rows("calls").orElseThrow();
         String ref = "tables/calls#" + row;
         double count = t.number(row, "count"), total = t.number(row, "totalMs");
         double inFlight = ev.perSecond(t, row) * total / count / 1000;
-        return "; the permit holders call " + t.text(row, "kind") + " " + SlowCallsRule.quote(t.text(row, "target")) + ", "
-                + n.tag(Fmt.ms(total / count), ref) + " each, " + n.tag(Fmt.num(inFlight), ref)
-                + " in flight on average (Little's Law): the permits, not the dependency, set the throughput";
+        return lead + t.text(row, "kind") + " " + SlowCallsRule.quote(t.text(row, "target")) + ", "
+                + n.tag(Fmt.ms(total / count), ref) + " each, " + n.tag(Fmt.num(inFlight), ref) + tail;
     }
 
     /**

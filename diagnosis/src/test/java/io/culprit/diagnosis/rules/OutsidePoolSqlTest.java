@@ -21,6 +21,11 @@ import org.junit.jupiter.api.Test;
  * table held no SQL and the verdict was lock-contention WARN on c3p0's own pool
  * ({@code BasicResourcePool.awaitAvailable}: each of the 41 statements a request runs checks a
  * connection out), a symptom of the N+1, which is now named and that wait a contributor.
+ * <li>Tomcat's JDBC pool (session 27, 4 connections, 16 connections of load): each request filters
+ * 200,000 rows on unindexed columns. Requests queue for a connection, parked on a latch per waiter
+ * in Tomcat's FairBlockingQueue, which lock-contention read as "work handed to other threads" with
+ * the hand-off's cure (Hystrix, bulkheads). It now reads a wait inside a pool's getConnection as a
+ * wait for a connection and names the statement the connections are busy with.
  * </ul>
  */
 class OutsidePoolSqlTest {
@@ -45,6 +50,21 @@ class OutsidePoolSqlTest {
         Diagnosis.Result r = Diagnosis.run(CaseFile.open(Fixtures.dir("outside-c3p0-n-plus-one")));
         assertThat(r.top().orElseThrow().id()).isEqualTo("chatty-calls");
         assertThat(r.finding("lock-contention").orElseThrow().summary()).contains("com.mchange.v2.resourcepool.BasicResourcePool (wait");
+    }
+
+    @Test
+    void requestsQueuedForATomcatPoolConnectionNameTheStatementHoldingThem() {
+        Finding f = new LockContentionRule().evaluate(Fixtures.evidence("outside-tomcat-pool-scan"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("SELECT sku, qty FROM blind17_stock WHERE qty < ? AND note LIKE ? LIMIT ?");
+        assertThat(f.summary()).startsWith("threads spent 175 s blocked (69 % of request time) on java.util.concurrent.CountDownLatch$Sync"
+                + " (park, 2,480 events), waiting for a pooled database connection, waiters at org.apache.tomcat.jdbc.pool.FairBlockingQueue.poll:156")
+                .endsWith("; the connections are busy with sql \"SELECT sku, qty FROM blind17_stock WHERE qty < ? AND note...\", 23.5 ms each,"
+                        + " 3.7 running on average (Little's Law).")
+                .doesNotContain("handed to other threads");
+        assertThat(f.fix()).contains("CREATE INDEX ON blind17_stock (qty, note)", "size the pool to rate × hold time");
+        assertThat(LockContentionRule.inPoolCheckout(java.util.List.of("java.lang.Object.wait", "java.sql.DriverManager.getConnection:683")))
+                .as("the JDK's DriverManager opens a connection, no pool lends one").isFalse();
     }
 
     @Test
