@@ -316,15 +316,7 @@ public final class LockContentionRule implements Rule {
 
     /** The {@code sql} row of {@code calls} with the most total time, or -1. */
     private static int costliestSql(Evidence ev) {
-        Optional<Table> calls = ev.rows("calls");
-        if (calls.isEmpty()) return -1;
-        Table t = calls.get();
-        int best = -1;
-        for (int i = 0; i < t.rows().size(); i++) {
-            if (!"sql".equals(t.text(i, "kind"))) continue;
-            if (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs")) best = i;
-        }
-        return best;
+        return costliest(ev, (t, i) -> "sql".equals(t.text(i, "kind")));
     }
 
     /** The call that the code taking the permits makes most time in (calls table row), or -1. */
@@ -341,12 +333,17 @@ public final class LockContentionRule implements Rule {
 
     /** The same, leaving out calls of kind {@code exceptKind} (null: none left out). */
     static int costliestCall(Evidence ev, java.util.function.Predicate<String> caller, String exceptKind) {
+        return costliest(ev, (t, i) -> caller.test(Evidence.text(t, i, "caller")) && !t.text(i, "kind").equals(exceptKind));
+    }
+
+    /** The {@code calls} row with the most total time among those {@code which} accepts, or -1. */
+    private static int costliest(Evidence ev, java.util.function.BiPredicate<Table, Integer> which) {
         Optional<Table> calls = ev.rows("calls");
         if (calls.isEmpty()) return -1;
         Table t = calls.get();
         int best = -1;
         for (int i = 0; i < t.rows().size(); i++) {
-            if (!caller.test(Evidence.text(t, i, "caller")) || t.text(i, "kind").equals(exceptKind)) continue;
+            if (!which.test(t, i)) continue;
             if (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs")) best = i;
         }
         return best;
