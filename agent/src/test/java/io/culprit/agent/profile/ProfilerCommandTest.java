@@ -95,6 +95,11 @@ class ProfilerCommandTest {
         assertThat(hot.rows().get(0).get("frame")).isEqualTo(BURNER);
         assertThat(hot.rows()).allSatisfy(row -> assertThat((String) row.get("frame")).doesNotContain("/", "::", ".so"));
         assertThat(ev.tables(window).get("jit").meta()).containsEntry("samples", added);
+        // culprit analyze given the profiler's own recording reads its samples alike.
+        Table analyzed = JfrFiles.read(raw, window).tables(window).get("cpu-hotspots");
+        assertThat(analyzed.meta()).containsEntry("samples", added);
+        assertThat(analyzed.rows().get(0).get("frame")).isEqualTo(BURNER);
+        assertThat(analyzed.rows()).allSatisfy(row -> assertThat((String) row.get("frame")).doesNotContain("/", "::", ".so"));
 
         JfrEvidence both = JfrFiles.read(jfrOwn, window);
         long jfrSamples = (Long) both.tables(window).get("cpu-hotspots").meta().get("samples");

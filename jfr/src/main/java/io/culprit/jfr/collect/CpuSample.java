@@ -10,12 +10,12 @@ import jdk.jfr.consumer.RecordedThread;
 /**
  * One sample of a thread on CPU, for the collectors that read CPU samples ({@link SampleCollector}):
  * JFR's own {@code jdk.ExecutionSample}, or async-profiler's event of the same name in its own
- * recording ({@link #ofProfiler}). The two differ in what they sample: JFR's sampler takes only
- * Java threads running Java code; async-profiler's CPU timers fire in whatever a thread runs, the
- * JVM's own threads (compiler, GC) and the JVM's C++ code or a native library under a Java method
- * included. A profiler's sample is cut to the Java threads' Java frames, so the tables read alike:
- * the CPU a method spends in the JVM (an allocation's slow path, a class's resolution) counts
- * as that method's own.
+ * recording ({@link #ofProfiler}, or a recording of its given to {@code culprit analyze}). The
+ * two differ in what they sample: JFR's sampler takes only Java threads running Java code;
+ * async-profiler's CPU timers fire in whatever a thread runs, the JVM's own threads (compiler,
+ * GC) and the JVM's C++ code or a native library under a Java method included. Every sample is
+ * cut to the Java threads' Java frames, so the tables read alike: the CPU a method spends in the
+ * JVM (an allocation's slow path, a class's resolution) counts as that method's own.
  */
 public final class CpuSample {
     public static final String EVENT = "jdk.ExecutionSample";
@@ -36,19 +36,22 @@ public final class CpuSample {
         this.stack = stack;
     }
 
-    /** JFR's sample; null without a stack. */
+    /** A sample in a JFR recording (JFR's own, or async-profiler's read as a recording: {@code culprit analyze}); null when it has none to give. */
     public static CpuSample ofJfr(RecordedEvent e) {
-        RecordedStackTrace st = e.getStackTrace();
-        RecordedThread t = e.getThread("sampledThread");
-        if (st == null || st.getFrames().isEmpty() || t == null) return null;
-        return new CpuSample("jfr", t.getJavaThreadId(), e.getStartTime(), st.getFrames(), Frames.of(st));
+        return of(e, "jfr");
+    }
+
+    /** A sample of async-profiler's recording that diagnose made beside JFR's ({@code JfrFiles.addProfilerSamples}). */
+    public static CpuSample ofProfiler(RecordedEvent e) {
+        return of(e, "async-profiler");
     }
 
     /**
-     * async-profiler's sample, from the first Java frame down; null for a thread that is not a Java
-     * thread (async-profiler writes Java thread id 0 for the JVM's own) or a stack with no Java frame.
+     * The sample from its first Java frame down; null for a thread that is not a Java thread
+     * (async-profiler writes Java thread id 0 for the JVM's own) or a stack with no Java frame.
+     * JFR's own samples hold Java threads' Java frames only, and pass whole.
      */
-    public static CpuSample ofProfiler(RecordedEvent e) {
+    private static CpuSample of(RecordedEvent e, String sampler) {
         RecordedStackTrace st = e.getStackTrace();
         RecordedThread t = e.getThread("sampledThread");
         if (st == null || t == null || t.getJavaThreadId() <= 0) return null;
@@ -56,8 +59,8 @@ public final class CpuSample {
         int first = 0;
         while (first < all.size() && !isJava(all.get(first))) first++;
         if (first == all.size()) return null;
-        return new CpuSample("async-profiler", t.getJavaThreadId(), e.getStartTime(), all.subList(first, all.size()),
-                Frames.javaOf(st, first));
+        return new CpuSample(sampler, t.getJavaThreadId(), e.getStartTime(), first == 0 ? all : all.subList(first, all.size()),
+                first == 0 ? Frames.of(st) : Frames.javaOf(st, first));
     }
 
     /**
