@@ -300,10 +300,14 @@ public final class LockContentionRule implements Rule {
     /**
      * Whether a waiter's stack is inside a {@code getConnection} outside the JDK: a pool's checkout
      * (HikariCP, DBCP2, Tomcat's pool, c3p0, Druid, UCP, or Spring's DataSourceUtils above any of
-     * them), whatever the pool blocks on. The JDK's own (DriverManager) opens a connection instead.
+     * them), whatever the pool blocks on. The JDK's own (DriverManager) opens a connection instead,
+     * and Spring Data Redis's {@code RedisConnectionFactory.getConnection} lends a Redis client.
      */
     static boolean inPoolCheckout(List<String> waiter) {
-        for (String f : waiter) if (!Frames.isJdk(f) && Frames.stripLine(f).endsWith(".getConnection")) return true;
+        for (String f : waiter) {
+            if (Frames.isJdk(f) || f.contains(".redis.") || f.startsWith("redis.") || f.startsWith("io.lettuce.")) continue;
+            if (Frames.stripLine(f).endsWith(".getConnection")) return true;
+        }
         return false;
     }
 

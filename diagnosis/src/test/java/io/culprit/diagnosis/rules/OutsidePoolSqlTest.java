@@ -65,6 +65,9 @@ class OutsidePoolSqlTest {
         assertThat(f.fix()).contains("CREATE INDEX ON blind17_stock (qty, note)", "size the pool to rate × hold time");
         assertThat(LockContentionRule.inPoolCheckout(java.util.List.of("java.lang.Object.wait", "java.sql.DriverManager.getConnection:683")))
                 .as("the JDK's DriverManager opens a connection, no pool lends one").isFalse();
+        assertThat(LockContentionRule.inPoolCheckout(java.util.List.of("org.apache.commons.pool2.impl.GenericObjectPool.borrowObject:285",
+                "org.springframework.data.redis.connection.jedis.JedisConnectionFactory.getConnection:831")))
+                .as("a Redis client lent by Spring Data Redis is no database connection").isFalse();
     }
 
     @Test
