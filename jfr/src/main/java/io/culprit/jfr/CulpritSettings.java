@@ -1,5 +1,6 @@
 package io.culprit.jfr;
 
+import io.culprit.jfr.collect.CpuSample;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -55,9 +56,6 @@ public final class CulpritSettings {
         return out;
     }
 
-    /** JFR's own CPU sampler. */
-    public static final String EXECUTION_SAMPLE = "jdk.ExecutionSample";
-
     /**
      * {@code settings} without JFR's CPU sampler, for a recording beside async-profiler's CPU
      * profile, whose samples feed the same tables ({@code JfrFiles.addProfilerSamples}): two
@@ -66,8 +64,8 @@ public final class CulpritSettings {
      */
     public static Map<String, String> withoutSamples(Map<String, String> settings) {
         Map<String, String> out = new HashMap<>(settings);
-        out.keySet().removeIf(k -> k.startsWith(EXECUTION_SAMPLE + "#"));
-        out.put(EXECUTION_SAMPLE + "#enabled", "false");
+        out.keySet().removeIf(k -> k.startsWith(CpuSample.EVENT + "#"));
+        out.put(CpuSample.EVENT + "#enabled", "false");
         return out;
     }
 

@@ -77,7 +77,7 @@ final class CallProbe {
      * RestClient run their call through a client culprit also hooks (the JDK's HttpClient, Apache's,
      * OkHttp: Spring Boot picks one of them when it is there), and that call must count once.
      */
-    private final PerThread springDepth = new PerThread(() -> new int[1]);
+    private final Nesting springDepth = new Nesting();
     /**
      * Per thread, the URL of the WebClient exchange it last subscribed, until a JDK HttpClient call
      * to that URL on the same thread takes it: the JDK connector sends right after the exchange is
@@ -98,15 +98,14 @@ final class CallProbe {
         h.add(new Hook(SPRING_HTTP_REQUEST, "execute", "()", Hook.TIMED | Hook.SELF | Hook.RETURNED) {
             @Override
             public long probeEnter(int id, Object self, Object arg0) {
-                ((int[]) springDepth.get())[0]++;
+                springDepth.enter();
                 return System.nanoTime();
             }
 
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 long end = System.nanoTime();
-                int[] depth = (int[]) springDepth.get();
-                if (depth[0] > 0) depth[0]--;  // 0 when the hook was woven (or renewed) during this call
+                springDepth.exit();
                 Object uri = Reflect.call(self, "getURI");
                 Object method = Reflect.call(self, "getMethod");
                 String text = method + " " + uri;
@@ -134,7 +133,7 @@ final class CallProbe {
      * hook then leaves the call to Spring's, which times the same round trip and names it alike.
      */
     boolean insideSpringRequest() {
-        return ((int[]) springDepth.get())[0] > 0;
+        return springDepth.inside();
     }
 
     /** Notes that this thread subscribed a WebClient exchange to {@code url} (see {@link #webClientUrl}). */
@@ -185,7 +184,7 @@ final class CallProbe {
      * driver may call its own public {@code execute*}), and the statement counts once. One depth for
      * both execute hooks, as either kind may call the other.
      */
-    private final PerThread sqlDepth = new PerThread(() -> new int[1]);
+    private final Nesting sqlDepth = new Nesting();
 
     /** A timed {@code execute*} hook on every statement class; counts only the thread's outermost execution. */
     private abstract class SqlHook extends Hook {
@@ -196,17 +195,14 @@ final class CallProbe {
 
         @Override
         public long probeEnter(int id, Object self, Object arg0) {
-            ((int[]) sqlDepth.get())[0]++;
+            sqlDepth.enter();
             return System.nanoTime();
         }
 
         @Override
         public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
             long end = System.nanoTime();
-            int[] d = (int[]) sqlDepth.get();
-            if (d[0] > 0) d[0]--;  // 0 when woven (or renewed) during this call
-            if (d[0] > 0) return;  // a wrapper's inner call: its outer one counts
-            executed(end, start, self, arg0, thrown);
+            if (sqlDepth.exit()) executed(end, start, self, arg0, thrown);  // else a wrapper's inner call: its outer one counts
         }
 
         abstract void executed(long end, long start, Object self, Object sqlArg, Throwable thrown);
