@@ -24,20 +24,20 @@ public final class WindowTableRenderer {
     /** Which series columns each hypothesis is judged on; the chain picks them in its order. */
     private static final Map<String, List<String>> COLUMNS = Map.of(
             "gc-pressure", List.of("gc#pauseSumMs", "gc#pauseCount", "heap#committedMb"),
-            "pool-starvation", List.of("pools#hikariPending", "pools#hikariAcquireMsMax"),
-            "pool-size", List.of("pools#hikariActive", "pools#hikariUsageMsMean"),
+            "pool-starvation", List.of("pools#dbPending", "pools#dbAcquireMsMax"),
+            "pool-size", List.of("pools#dbActive", "pools#dbUsageMsMean"),
             "cpu-saturation", List.of("cpu#machineTotal"),
             "thread-oversubscription", List.of("pools#containerBusy", "threads#runnable"),
             "lock-contention", List.of("threads#blocked"),
-            "slow-calls", List.of("pools#hikariUsageMsMean"),
+            "slow-calls", List.of("pools#dbUsageMsMean"),
             "tail-latency", List.of("requests#maxMs"));
 
     /** Short headers so eight columns fit in 100. */
     private static final Map<String, String> LABELS = Map.ofEntries(
             Map.entry("rps", "rps"), Map.entry("p50Ms", "p50 ms"), Map.entry("p99Ms", "p99 ms"), Map.entry("maxMs", "max ms"),
             Map.entry("pauseSumMs", "gc ms"), Map.entry("pauseCount", "gc count"), Map.entry("committedMb", "heap MB"),
-            Map.entry("hikariPending", "pending"), Map.entry("hikariAcquireMsMax", "acquire ms"),
-            Map.entry("hikariActive", "active"), Map.entry("hikariUsageMsMean", "usage ms"), Map.entry("machineTotal", "cpu"),
+            Map.entry("dbPending", "pending"), Map.entry("dbAcquireMsMax", "acquire ms"),
+            Map.entry("dbActive", "active"), Map.entry("dbUsageMsMean", "usage ms"), Map.entry("machineTotal", "cpu"),
             Map.entry("containerBusy", "busy thr"), Map.entry("runnable", "runnable"), Map.entry("blocked", "blocked"));
 
     private WindowTableRenderer() { }

@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -19,7 +21,8 @@ import java.util.stream.Stream;
  * diagnosing. Rules read only this. Layout and catalogue: docs/CASEFILE.md.
  */
 public final class CaseFile {
-    public static final int FORMAT_VERSION = 1;
+    /** 2: series pools' connection-pool columns are {@code db*} for every JDBC pool (1: {@code hikari*}). */
+    public static final int FORMAT_VERSION = 2;
 
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(SerializationFeature.INDENT_OUTPUT)
@@ -66,7 +69,25 @@ public final class CaseFile {
 
     public Optional<Series> series(String name) {
         Path p = dir.resolve("series").resolve(name + ".json");
-        return Files.isRegularFile(p) ? Optional.of(readJson(p, Series.class)) : Optional.empty();
+        if (!Files.isRegularFile(p)) return Optional.empty();
+        Series s = readJson(p, Series.class);
+        return Optional.of("pools".equals(name) && info().formatVersion() < 2 ? dbColumns(s) : s);
+    }
+
+    /**
+     * Format 1's pools series named its connection-pool columns after HikariCP, the one pool it
+     * read: {@code hikariPending} is format 2's {@code dbPending}, with the same meaning and unit.
+     */
+    private static Series dbColumns(Series s) {
+        Map<String, double[]> columns = new LinkedHashMap<>();
+        s.columns().forEach((k, v) -> columns.put(v1Column(k), v));
+        Map<String, String> units = new LinkedHashMap<>();
+        s.units().forEach((k, v) -> units.put(v1Column(k), v));
+        return new Series(s.name(), s.intervalMs(), s.t(), columns, units);
+    }
+
+    private static String v1Column(String column) {
+        return column.startsWith("hikari") ? "db" + column.substring("hikari".length()) : column;
     }
 
     public void write(Table t) { writeJson(dir.resolve("tables").resolve(t.name() + ".json"), t); }

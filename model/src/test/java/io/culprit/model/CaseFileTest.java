@@ -45,4 +45,20 @@ class CaseFileTest {
         Files.writeString(dir.resolve("case.json"), "{\"formatVersion\": 99}");
         assertThatThrownBy(() -> CaseFile.open(dir)).hasMessageContaining("format 99");
     }
+
+    /** Format 1 named the connection pool's columns after HikariCP; they read as format 2's db* columns. */
+    @Test
+    void readsFormatOnesHikariColumnsAsDbColumns(@TempDir Path dir) throws Exception {
+        CaseFile cf = CaseFile.create(dir);
+        cf.write(Series.builder("pools", 1000).unit("hikariAcquireMsMax", "ms")
+                .row(1000, Map.of("hikariPending", 3, "hikariAcquireMsMax", 40, "containerBusy", 7)).build());
+        Files.writeString(dir.resolve("case.json"), "{\"formatVersion\": 1}");
+        Series v1 = CaseFile.open(dir).series("pools").orElseThrow();
+        assertThat(v1.columns()).containsOnlyKeys("dbPending", "dbAcquireMsMax", "containerBusy");
+        assertThat(v1.column("dbPending").orElseThrow()).containsExactly(3.0);
+        assertThat(v1.units()).containsEntry("dbAcquireMsMax", "ms");
+
+        Files.writeString(dir.resolve("case.json"), "{\"formatVersion\": 2}");
+        assertThat(CaseFile.open(dir).series("pools").orElseThrow().columns()).containsKey("hikariPending");
+    }
 }

@@ -48,8 +48,8 @@ public record CaseDiff(String before, String after, List<Metric> metrics, List<C
         metric(metrics, "errors (total)", "requests#errors", before, after, CaseDiff::sum, true);
         metric(metrics, "GC pauses (count)", "gc#pauseCount", before, after, CaseDiff::sum, true);
         metric(metrics, "GC pause sum ms", "gc#pauseSumMs", before, after, CaseDiff::sum, true);
-        metric(metrics, "pool pending (max)", "pools#hikariPending", before, after, CaseDiff::max, true);
-        metric(metrics, "pool pending (mean)", "pools#hikariPending", before, after, CaseDiff::mean, true);
+        metric(metrics, "pool pending (max)", "pools#dbPending", before, after, CaseDiff::max, true);
+        metric(metrics, "pool pending (mean)", "pools#dbPending", before, after, CaseDiff::mean, true);
         metric(metrics, "busy threads (mean)", "pools#containerBusy", before, after, CaseDiff::mean, true);
         metric(metrics, "busy threads (max)", "pools#containerBusy", before, after, CaseDiff::max, true);
         metric(metrics, "CPU machine (mean)", "cpu#machineTotal", before, after, CaseDiff::mean, true);

@@ -33,7 +33,7 @@ final class SyntheticCase {
         series(cf, "requests", seconds, rnd, "rps", 800, "p50Ms", 5, "p90Ms", 40, "p99Ms", 300, "maxMs", 900, "errors", 1, "targetRps", 800);
         series(cf, "gc", seconds, rnd, "pauseCount", 2, "pauseSumMs", 40, "pauseMaxMs", 25);
         series(cf, "heap", seconds, rnd, "usedMb", 400, "committedMb", 512, "maxMb", 1024);
-        series(cf, "pools", seconds, rnd, "hikariActive", 8, "hikariPending", 20, "hikariTotal", 10, "containerBusy", 120, "containerMax", 200);
+        series(cf, "pools", seconds, rnd, "dbActive", 8, "dbPending", 20, "dbTotal", 10, "containerBusy", 120, "containerMax", 200);
         series(cf, "cpu", seconds, rnd, "jvmUser", 0.5, "jvmSystem", 0.05, "machineTotal", 0.6);
         series(cf, "threads", seconds, rnd, "live", 240, "runnable", 6, "blocked", 3);
         List<Map<String, Object>> rows = new ArrayList<>();

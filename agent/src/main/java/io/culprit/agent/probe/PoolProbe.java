@@ -9,19 +9,22 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Connection and worker pools, found without the application's help: the first call into
- * {@code HikariPool.getConnection(long)}, or a container's request or task
+ * Connection and worker pools, found without the application's help: the first acquire from a
+ * JDBC pool (HikariCP, Tomcat's, DBCP2: {@link ConnectionPools}), or a container's request or task
  * ({@link ContainerPools}), hands us the instance, and a sampler reads their public getters once
- * a second. Acquire time is the woven getConnection's duration; usage time runs from that return to
- * {@code ProxyConnection.close()}. Pending is the most threads seen waiting in the window: at the
+ * a second. Acquire time is the woven acquire's duration; usage time runs from its return to the
+ * connection's return to the pool. Pending is the most threads seen waiting in the window: at the
  * tick, and at the end of every acquire that waited.
  */
 final class PoolProbe {
 
     static final String HIKARI_POOL = "com.zaxxer.hikari.pool.HikariPool";
     static final String PROXY_CONNECTION = "com.zaxxer.hikari.pool.ProxyConnection";
+    static final String TOMCAT_POOL = "org.apache.tomcat.jdbc.pool.ConnectionPool";
+    static final String DBCP2_SOURCE = "org.apache.commons.dbcp2.PoolingDataSource";
+    static final String DBCP2_GUARD = "org.apache.commons.dbcp2.PoolingDataSource$PoolGuardConnectionWrapper";
 
-    final List<Object> hikariPools = new CopyOnWriteArrayList<>();
+    final ConnectionPools connectionPools = new ConnectionPools();
     final ContainerPools containers = new ContainerPools();
     final AppExecutors executors = new AppExecutors();
     final ObjectPools objectPools = new ObjectPools();
@@ -56,33 +59,31 @@ final class PoolProbe {
 
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
+        // Each library's acquire is timed where it waits for a connection, and its lease ends where the
+        // connection goes back: HikariCP's proxy, Tomcat's pooled connection, DBCP2's guard wrapper.
         h.add(new Hook(HIKARI_POOL, "getConnection", "(J)", Hook.TIMED | Hook.SELF | Hook.RETURNED) {
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                long now = System.nanoTime();
-                remember(hikariPools, self);
-                Object[] c = (Object[]) leased.get();
-                log.put((long[]) c[LEASES + 1], ACQUIRE, now - start, 0, 0);
-                if (now - start >= WAITED_NS) {
-                    // This thread waited until a moment ago: it and those still waiting were pending
-                    // together. A once-a-second reading alone misses bursts shorter than a second.
-                    double others = Reflect.number(self, "getThreadsAwaitingConnection");
-                    if (waited(others, Reflect.number(self, "getIdleConnections"))) {
-                        raise(pendingMax, 1 + (Double.isNaN(others) ? 0 : (long) others));
-                    }
-                }
-                if (returned != null) lease(c, returned, now);
+                acquired(self, ConnectionPools.Kind.HIKARI, start, returned);
             }
         });
-        h.add(new Hook(PROXY_CONNECTION, "close", "()", Hook.EXIT | Hook.SELF) {
+        h.add(releaseAt(PROXY_CONNECTION, "close", "()", Hook.ENTER | Hook.SELF));
+        // getConnection() and getConnection(user, password) both borrow here; the protected overload
+        // it calls only validates the connection it was handed.
+        h.add(new Hook(TOMCAT_POOL, "borrowConnection", "(ILjava/lang/String;Ljava/lang/String;)", Hook.TIMED | Hook.SELF | Hook.RETURNED) {
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                Object[] c = (Object[]) leased.get();
-                long at = release(c, self);
-                if (at == 0) return; // leased before the probe started, on another thread, or closed twice
-                log.put((long[]) c[LEASES + 1], USAGE, System.nanoTime() - at, 0, 0);
+                acquired(self, ConnectionPools.Kind.TOMCAT, start, returned);
             }
         });
+        h.add(releaseAt(TOMCAT_POOL, "returnConnection", "(L", Hook.ENTER | Hook.ARG0));
+        h.add(new Hook(DBCP2_SOURCE, "getConnection", "()", Hook.TIMED | Hook.SELF | Hook.RETURNED) {
+            @Override
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                acquired(self, ConnectionPools.Kind.DBCP2, start, returned);
+            }
+        });
+        h.add(releaseAt(DBCP2_GUARD, "close", "()", Hook.ENTER | Hook.SELF));
         h.add(executors.hook());
         h.addAll(objectPools.hooks());
         // Tomcat's pool is found by its request hook (RequestProbe). XnioWorker hands tasks to a
@@ -95,6 +96,47 @@ final class PoolProbe {
             }
         });
         return h;
+    }
+
+    /**
+     * An acquire from {@code pool} that began at {@code start} returned {@code connection}: its time
+     * goes to the window's figures, and the lease starts on this thread.
+     */
+    private void acquired(Object pool, ConnectionPools.Kind kind, long start, Object connection) {
+        long now = System.nanoTime();
+        connectionPools.remember(pool);
+        Object[] c = (Object[]) leased.get();
+        log.put((long[]) c[LEASES + 1], ACQUIRE, now - start, 0, 0);
+        if (now - start >= WAITED_NS) {
+            // This thread waited until a moment ago: it and those still waiting were pending
+            // together. A once-a-second reading alone misses bursts shorter than a second.
+            double others = kind.waiting(pool);
+            if (waited(others, kind.idle(pool))) raise(pendingMax, 1 + (Double.isNaN(others) ? 0 : (long) others));
+        }
+        if (connection != null) lease(c, connection, now);
+    }
+
+    /**
+     * The hook that ends a lease: at the entry of the connection's own close (the receiver is the
+     * leased object) or of the pool's return (its first argument is). At the entry, not the exit:
+     * the close hands the connection to a waiter, whose wake-up can take this thread's core, and on
+     * a saturated CPU the exit then comes a run queue later, long after the connection was back.
+     */
+    private Hook releaseAt(String className, String method, String descriptor, int reads) {
+        return new Hook(className, method, descriptor, reads) {
+            @Override
+            public long probeEnter(int id, Object self, Object arg0) {
+                released((reads & Hook.ARG0) != 0 ? arg0 : self);
+                return 0L;
+            }
+        };
+    }
+
+    private void released(Object connection) {
+        Object[] c = (Object[]) leased.get();
+        long at = release(c, connection);
+        if (at == 0) return; // leased before the probe started, on another thread, or closed twice
+        log.put((long[]) c[LEASES + 1], USAGE, System.nanoTime() - at, 0, 0);
     }
 
     /**
@@ -184,20 +226,15 @@ final class PoolProbe {
     /** One window's row of series {@code pools}; resets the per-window maxima. */
     Map<String, Double> sample() {
         Map<String, Double> row = new LinkedHashMap<>();
-        boolean hikari = !hikariPools.isEmpty();
-        if (hikari) {
-            row.put("hikariActive", sum(hikariPools, "getActiveConnections"));
-            row.put("hikariIdle", sum(hikariPools, "getIdleConnections"));
-            row.put("hikariPending", Math.max(sum(hikariPools, "getThreadsAwaitingConnection"), pendingMax.getAndSet(0)));
-            row.put("hikariTotal", sum(hikariPools, "getTotalConnections"));
-        }
+        boolean found = !connectionPools.isEmpty();
+        if (found) connectionPools.sample(row, pendingMax.getAndSet(0));
         synchronized (foldLock) {
             log.drainAll();  // with no pool found too: the rings of threads that ended go
-            if (hikari) {
-                row.put("hikariAcquireMsMax", acquires == 0 ? Double.NaN : acquireMaxNs / 1e6);
-                row.put("hikariAcquireMsTotal", acquireSumNs / 1e6);  // every acquire, waited or not
-                row.put("hikariUsageMsMax", usageCount == 0 ? Double.NaN : usageMaxNs / 1e6);
-                row.put("hikariUsageMsMean", usageCount == 0 ? Double.NaN : usageSumNs / 1e6 / usageCount);
+            if (found) {
+                row.put("dbAcquireMsMax", acquires == 0 ? Double.NaN : acquireMaxNs / 1e6);
+                row.put("dbAcquireMsTotal", acquireSumNs / 1e6);  // every acquire, waited or not
+                row.put("dbUsageMsMax", usageCount == 0 ? Double.NaN : usageMaxNs / 1e6);
+                row.put("dbUsageMsMean", usageCount == 0 ? Double.NaN : usageSumNs / 1e6 / usageCount);
             }
             acquires = acquireMaxNs = acquireSumNs = usageCount = usageSumNs = usageMaxNs = 0;
         }
@@ -211,29 +248,11 @@ final class PoolProbe {
     /** The live view for the {@code pools} command: one row per pool instance. */
     List<Map<String, Object>> describe() {
         List<Map<String, Object>> rows = new ArrayList<>();
-        for (Object p : hikariPools) {
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("pool", "hikari " + p);  // HikariPool.toString() is its pool name
-            r.put("active", Reflect.number(p, "getActiveConnections"));
-            r.put("idle", Reflect.number(p, "getIdleConnections"));
-            r.put("pending", Reflect.number(p, "getThreadsAwaitingConnection"));
-            r.put("total", Reflect.number(p, "getTotalConnections"));
-            rows.add(r);
-        }
+        connectionPools.describe(rows);
         containers.describe(rows);
         executors.describe(rows);
         objectPools.describe(rows);
         return rows;
-    }
-
-    private static double sum(List<Object> pools, String getter) {
-        double s = 0;
-        for (Object p : pools) {
-            double v = Reflect.number(p, getter);
-            if (Double.isNaN(v)) return Double.NaN;
-            s += v;
-        }
-        return s;
     }
 
     /**

@@ -8,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@code pools}: HikariCP, the container's worker pool, executors and commons-pool2 pools, as the probes see them now. */
+/** {@code pools}: JDBC pools (HikariCP, Tomcat's, DBCP2), the container's worker pool, executors and commons-pool2 pools, as the probes see them now. */
 public final class PoolsCommand implements Command {
 
     @Override
@@ -18,7 +18,7 @@ public final class PoolsCommand implements Command {
 
     @Override
     public String summary() {
-        return "connection, worker and object pools (HikariCP, Tomcat, Jetty, Undertow, executors, commons-pool2): active, idle, pending, max";
+        return "connection, worker and object pools (HikariCP, tomcat-jdbc, DBCP2, Tomcat, Jetty, Undertow, executors, commons-pool2): active, idle, pending, max";
     }
 
     @Override
@@ -56,9 +56,9 @@ public final class PoolsCommand implements Command {
                     r.get("active"), r.get("idle"), r.get("pending"), r.get("total")));
         }
         Map<String, Double> last = p.windows.lastPools();
-        if (last.containsKey("hikariAcquireMsMax")) {
+        if (last.containsKey("dbAcquireMsMax")) {
             sb.append(String.format("last second: acquire max %.1f ms, usage max %.1f ms, usage mean %.1f ms",
-                    last.get("hikariAcquireMsMax"), last.get("hikariUsageMsMax"), last.get("hikariUsageMsMean")));
+                    last.get("dbAcquireMsMax"), last.get("dbUsageMsMax"), last.get("dbUsageMsMean")));
         }
         ctx.println(sb.toString().stripTrailing());
     }

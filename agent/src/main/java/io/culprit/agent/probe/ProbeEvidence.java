@@ -41,6 +41,10 @@ public final class ProbeEvidence {
         Map<String, Object> meta = p.meta();
         caseFile.write(new Table("object-pools", ObjectPools.COLUMNS, p.pools.objectPools.rows(), meta));
         written.add("tables/object-pools");
+        if (!p.pools.connectionPools.isEmpty()) {
+            caseFile.write(new Table("db-pools", ConnectionPools.COLUMNS, p.pools.connectionPools.rows(), meta));
+            written.add("tables/db-pools");
+        }
         if (p.serverWoven()) {
             Series requests = p.windows.series("requests");
             if (requests != null) {

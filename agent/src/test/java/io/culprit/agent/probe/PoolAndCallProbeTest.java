@@ -12,7 +12,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -58,7 +57,7 @@ class PoolAndCallProbeTest {
                 throw new IllegalStateException(e);
             }
         });
-        waitFor(() -> pending(p) == 1.0);
+        Until.met(() -> pending(p) == 1.0);
         Map<String, Object> pool = onlyHikari(p);
         assertThat(pool).containsEntry("active", 2.0).containsEntry("pending", 1.0).containsEntry("total", 2.0);
         // The exhaustion lasts 50 ms, not just until this thread notices the waiter: an acquire counts
@@ -67,7 +66,7 @@ class PoolAndCallProbeTest {
         Thread.sleep(50);
         a.close();
         Connection c = third.get();
-        waitFor(() -> pending(p) == 0.0);
+        Until.met(() -> pending(p) == 0.0);
         b.close();
         c.close();
         assertThat(onlyHikari(p)).containsEntry("pending", 0.0).containsEntry("active", 0.0);
@@ -79,9 +78,9 @@ class PoolAndCallProbeTest {
         assertThat(rows).filteredOn(r -> String.valueOf(r.get("pool")).startsWith("hikari ")).hasSize(1);
         // A sampler window saw the waiter (the third acquire) and the time it waited. Waited for, not
         // read at once: the first window to show an acquire may hold only the two fast ones.
-        waitFor(() -> p.windows.series("pools") != null && max(p, "hikariPending") == 1.0);
-        assertThat(max(p, "hikariAcquireMsMax")).isGreaterThan(0);
-        assertThat(max(p, "hikariUsageMsMax")).isGreaterThan(0);
+        Until.met(() -> p.windows.series("pools") != null && max(p, "dbPending") == 1.0);
+        assertThat(max(p, "dbAcquireMsMax")).isGreaterThan(0);
+        assertThat(max(p, "dbUsageMsMax")).isGreaterThan(0);
     }
 
     /**
@@ -99,17 +98,17 @@ class PoolAndCallProbeTest {
         try (HikariDataSource checked = new HikariDataSource(c)) {
             Probes p = Probes.ensure(ProbeContext.INST);
             checked.getConnection().close();  // links the hook's call sites (slow once) before the windows measured
-            waitFor(() -> windows(p) > 0);
+            Until.met(() -> windows(p) > 0);
             int before = windows(p);
-            waitFor(() -> windows(p) > before);
+            Until.met(() -> windows(p) > before);
             int measured = windows(p);
             Thread.sleep(600);  // past Hikari's 500 ms alive-bypass window: the next acquire runs the test query
             checked.getConnection().close();
-            waitFor(() -> windows(p) > measured);
-            double[] acquireMs = p.windows.series("pools").column("hikariAcquireMsMax").orElseThrow();
+            Until.met(() -> windows(p) > measured);
+            double[] acquireMs = p.windows.series("pools").column("dbAcquireMsMax").orElseThrow();
             assertThat(Arrays.stream(acquireMs, measured, acquireMs.length).max().orElse(0)).as("the acquire ran the 5 ms check")
                     .isGreaterThanOrEqualTo(5);
-            double[] pending = p.windows.series("pools").column("hikariPending").orElseThrow();
+            double[] pending = p.windows.series("pools").column("dbPending").orElseThrow();
             assertThat(Arrays.copyOfRange(pending, measured, pending.length)).containsOnly(0.0);
         }
     }
@@ -129,9 +128,9 @@ class PoolAndCallProbeTest {
         // when this class ran alone (the window it lands in reads one pending thread): that window
         // is closed before the acquires below.
         ds.getConnection().close();
-        waitFor(() -> windows(p) > 0);
+        Until.met(() -> windows(p) > 0);
         int before = windows(p);
-        waitFor(() -> windows(p) > before);
+        Until.met(() -> windows(p) > before);
         int measured = windows(p);
         try (Connection con = ds.getConnection()) {
             for (int i = 0; i < 5; i++) {
@@ -155,8 +154,8 @@ class PoolAndCallProbeTest {
                 .findFirst().orElseThrow();
         assertThat(fast).containsEntry("count", 5L).containsEntry("slowCount", 0L);
         // One connection at a time in a pool of two: nobody waited, in any window since.
-        waitFor(() -> windows(p) > measured);
-        double[] pending = p.windows.series("pools").column("hikariPending").orElseThrow();
+        Until.met(() -> windows(p) > measured);
+        double[] pending = p.windows.series("pools").column("dbPending").orElseThrow();
         assertThat(Arrays.copyOfRange(pending, measured, pending.length)).containsOnly(0.0);
     }
 
@@ -245,7 +244,7 @@ class PoolAndCallProbeTest {
             s.execute("SELECT 1");
         }
         assertThat(p.calls.calls).isEmpty();
-        assertThat(p.pools.hikariPools).isEmpty();
+        assertThat(p.pools.connectionPools.found()).isEmpty();
     }
 
     private static double pending(Probes p) {
@@ -266,7 +265,7 @@ class PoolAndCallProbeTest {
 
     /** Windows of series pools the sampler has written so far. */
     private static int windows(Probes p) {
-        return p.windows.series("pools") == null ? 0 : p.windows.series("pools").column("hikariPending").orElseThrow().length;
+        return p.windows.series("pools") == null ? 0 : p.windows.series("pools").column("dbPending").orElseThrow().length;
     }
 
     private static double max(Probes p, String column) {
@@ -276,11 +275,4 @@ class PoolAndCallProbeTest {
     }
 
     /** Polls a real condition; fails after 10 s. */
-    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + 10_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) throw new AssertionError("condition not met in 10 s");
-            Thread.sleep(20);
-        }
-    }
 }

@@ -81,7 +81,7 @@ class ProbesLabIT {
                 .filter(r -> "GET /api/orders/{id}".equals(r.get("route").asText())).findFirst().orElseThrow(() -> new AssertionError(routes));
         assertThat(orders.get("count").asLong()).isEqualTo(REQUESTS);
         JsonNode columns = JSON.readTree(dir.resolve("series/pools.json").toFile()).get("columns");
-        assertThat(columns.has("hikariTotal")).isTrue();
+        assertThat(columns.has("dbTotal")).isTrue();
         assertThat(columns.has("executorActive")).as("the HttpClient's executor, found at its first use: %s", columns).isTrue();
         JsonNode calls = JSON.readTree(dir.resolve("tables/calls.json").toFile()).get("rows");
         assertThat(call(calls, "sql", "SELECT o.id").get("perRequest").asDouble()).isPositive();

@@ -31,19 +31,19 @@ public final class ConnectionLeakRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
-        Optional<Evidence.Fill> fill = ev.fill("pools", "hikariActive", "hikariTotal");
-        if (fill.isEmpty()) return notAssessed("needs series pools#hikariActive and pools#hikariTotal");
+        Optional<Evidence.Fill> fill = ev.fill("pools", "dbActive", "dbTotal");
+        if (fill.isEmpty()) return notAssessed("needs series pools#dbActive and pools#dbTotal");
         int read = fill.get().windows;
         double size = fill.get().capacity;
         Numbers n = new Numbers();
-        Finding.Builder b = finding(Severity.OK).evidence("series/pools#hikariActive");
+        Finding.Builder b = finding(Severity.OK).evidence("series/pools#dbActive");
         if (read < MIN_WINDOWS) return notAssessed("the pool was read in " + read + " windows, fewer than " + MIN_WINDOWS);
         double share = fill.get().share();
-        String leased = n.tag(Fmt.pct(share), "series/pools#hikariActive") + " of " + read + " windows";
-        Optional<ColumnStats> usage = ev.stats("pools", "hikariUsageMsMean");
+        String leased = n.tag(Fmt.pct(share), "series/pools#dbActive") + " of " + read + " windows";
+        Optional<ColumnStats> usage = ev.stats("pools", "dbUsageMsMean");
         if (usage.isPresent() && !usage.get().isEmpty()) {
             return b.summary("connections came back to the pool (usage time mean " + n.tag(Fmt.ms(usage.get().mean()),
-                    "series/pools#hikariUsageMsMean") + "); every connection was leased in " + leased + ".").numbers(n.refs()).build();
+                    "series/pools#dbUsageMsMean") + "); every connection was leased in " + leased + ".").numbers(n.refs()).build();
         }
         if (share < EXHAUSTED_SHARE) {
             return b.summary("no connection came back, but the pool was exhausted in only " + leased + ".").numbers(n.refs()).build();
@@ -55,18 +55,18 @@ public final class ConnectionLeakRule implements Rule {
                     + statements + " finished, " + Fmt.ms(dbWaitMs) + " waited in the driver): held by slow work, not leaked.")
                     .numbers(n.refs()).build();
         }
-        double pending = ev.stats("pools", "hikariPending").map(ColumnStats::max).orElse(0.0);
-        double acquire = ev.stats("pools", "hikariAcquireMsMax").map(ColumnStats::max).orElse(Double.NaN);
+        double pending = ev.stats("pools", "dbPending").map(ColumnStats::max).orElse(0.0);
+        double acquire = ev.stats("pools", "dbAcquireMsMax").map(ColumnStats::max).orElse(Double.NaN);
         boolean starving = pending >= 1 || acquire >= PoolStarvationRule.ACQUIRE_WARN_MS;
         return b.severity(starving ? Severity.CRITICAL : Severity.WARN).score(0.95)
-                .evidence("series/pools#hikariTotal").evidence("series/pools#hikariUsageMsMean")
+                .evidence("series/pools#dbTotal").evidence("series/pools#dbUsageMsMean")
                 .culprit("connections taken and never closed")
-                .summary("all " + n.tag(Fmt.num(size), "series/pools#hikariTotal") + " connections of the pool stayed leased ("
+                .summary("all " + n.tag(Fmt.num(size), "series/pools#dbTotal") + " connections of the pool stayed leased ("
                         + leased + ") and none came back in " + Fmt.num(Math.round(ev.observedSeconds())) + " s (no close, no statement"
                         + " finished, no wait in the driver)"
-                        + (pending >= 1 ? ", while up to " + n.tag(Fmt.num(pending), "series/pools#hikariPending") + " threads waited" : "")
+                        + (pending >= 1 ? ", while up to " + n.tag(Fmt.num(pending), "series/pools#dbPending") + " threads waited" : "")
                         + (Double.isFinite(acquire) ? (pending >= 1 ? "" : ", while threads waited") + " up to "
-                        + n.tag(Fmt.ms(acquire), "series/pools#hikariAcquireMsMax") + " for one" : "")
+                        + n.tag(Fmt.ms(acquire), "series/pools#dbAcquireMsMax") + " for one" : "")
                         + ": connections are leaked, not too few.")
                 .numbers(n.refs())
                 .explains("pool-size").explains("pool-starvation").explains("request-errors").explains("tail-latency")
@@ -77,10 +77,8 @@ public final class ConnectionLeakRule implements Rule {
                         + " `thread` shows request threads inside the JDBC driver, the connections are held by statements that"
                         + " never finish (a lock, an unreachable database), not leaked.")
                 .fix("Close every connection where it is taken (try-with-resources, or leave it to JdbcTemplate or"
-                        + " @Transactional). To find the path, set HikariCP's leakDetectionThreshold (Spring Boot:"
-                        + " spring.datasource.hikari.leak-detection-threshold=2000): it logs the stack that took each"
-                        + " connection held longer.")
-                .confirm(ev.confirm("stack com.zaxxer.hikari.pool.HikariPool getConnection -n 20") + " (who takes connections)")
+                        + " @Transactional). To find the path, " + DbPool.of(ev).leakDetection + ".")
+                .confirm(ev.confirm("stack " + DbPool.of(ev).acquire + " -n 20") + " (who takes connections)")
                 .build();
     }
 

@@ -44,8 +44,23 @@ public final class CpuSaturationRule implements Rule {
         return busy >= WARN && othersDominate(busy, jvmShare(ev));
     }
 
+    /**
+     * True when the machine's CPU is saturated and this JVM is most of it: every thread of this
+     * service that could run waits for a core, wherever it holds what others need.
+     */
+    static boolean saturatedByThisJvm(Evidence ev) {
+        double busy = ev.stats("cpu", "machineTotal").map(s -> s.quantile(0.9)).orElse(Double.NaN);
+        double jvm = jvmShare(ev);
+        return busy >= WARN && Double.isFinite(jvm) && !othersDominate(busy, jvm);
+    }
+
+    /** The machine's busy CPU at p90 (0..1); NaN when not recorded. */
+    static double busyP90(Evidence ev) {
+        return ev.stats("cpu", "machineTotal").map(s -> s.quantile(0.9)).orElse(Double.NaN);
+    }
+
     /** This JVM's mean share of the machine's CPU (user + system); NaN when not recorded. */
-    private static double jvmShare(Evidence ev) {
+    static double jvmShare(Evidence ev) {
         return ev.stats("cpu", "jvmUser").map(ColumnStats::mean).orElse(Double.NaN)
                 + ev.stats("cpu", "jvmSystem").map(ColumnStats::mean).orElse(0.0);
     }

@@ -206,7 +206,7 @@ public final class GcPressureRule implements Rule {
         }
 
         private String pending(Numbers n) {
-            return "the pool's pending threads (r = " + n.tag(r(rPending), "series/pools#hikariPending") + ")";
+            return "the pool's pending threads (r = " + n.tag(r(rPending), "series/pools#dbPending") + ")";
         }
 
         private String p99(Numbers n) {
@@ -218,8 +218,8 @@ public final class GcPressureRule implements Rule {
     // noise correlates with noise, and a 20 → 60 ms P99 wobble is not what a verdict is about.
     // Every symptom the pauses track is named, with its r, strongest first.
     private static Impact impact(Evidence ev) {
-        double rPending = ev.stats("pools", "hikariPending").map(GcPressureRule::steadyQueue).orElse(false)
-                ? ev.correlation("gc", "pauseSumMs", "pools", "hikariPending") : Double.NaN;
+        double rPending = ev.stats("pools", "dbPending").map(GcPressureRule::steadyQueue).orElse(false)
+                ? ev.correlation("gc", "pauseSumMs", "pools", "dbPending") : Double.NaN;
         double rP99 = ev.stats("requests", "p99Ms").map(s -> s.max() >= 3 * s.min() && s.max() >= TailLatencyRule.TAIL_MIN_MS).orElse(false)
                 ? ev.correlation("gc", "pauseSumMs", "requests", "p99Ms") : Double.NaN;
         if (!Double.isFinite(rPending) && !Double.isFinite(rP99)) return new Impact(Double.NaN, "", rPending, rP99, false);
@@ -227,7 +227,7 @@ public final class GcPressureRule implements Rule {
         boolean pendingFirst = !Double.isFinite(rP99) || rPending >= rP99;
         double best = pendingFirst ? rPending : rP99;
         double other = pendingFirst ? rP99 : rPending;
-        return new Impact(best, pendingFirst ? "pools#hikariPending" : "requests#p99Ms", rPending, rP99, other >= IMPACT_CORRELATION);
+        return new Impact(best, pendingFirst ? "pools#dbPending" : "requests#p99Ms", rPending, rP99, other >= IMPACT_CORRELATION);
     }
 
     /**

@@ -17,7 +17,7 @@ import java.util.Optional;
  * sits idle for the call's whole duration and no other request can have it, so the pool's demand
  * is rps × (SQL + remote time). Pool-size then reads "too small" and pool-starvation "threads wait",
  * both true, and growing the pool only moves the queue to the database. The probes mark every
- * non-SQL call made while its thread held a HikariCP connection ({@code calls.heldMs}); Little's
+ * non-SQL call made while its thread held a pooled connection ({@code calls.heldMs}); Little's
  * Law turns that time into connections.
  */
 public final class HeldConnectionRule implements Rule {
@@ -57,9 +57,9 @@ public final class HeldConnectionRule implements Rule {
         boolean located = !caller.isEmpty() && !caller.startsWith("(");
         b.evidence(ref).culprit(located ? caller : t.text(top, "target"));
 
-        Optional<ColumnStats> usage = ev.stats("pools", "hikariUsageMsMean");
+        Optional<ColumnStats> usage = ev.stats("pools", "dbUsageMsMean");
         Optional<ColumnStats> rps = ev.stats("requests", "rps");
-        Optional<ColumnStats> total = ev.stats("pools", "hikariTotal");
+        Optional<ColumnStats> total = ev.stats("pools", "dbTotal");
         String what = target + " ran " + n.tag(Fmt.ms(heldMs), ref) + " in " + n.tag(Fmt.ms(observedMs), ref)
                 + " while its thread held a pooled connection (" + n.tag(Fmt.ms(count > 0 ? t.number(top, "totalMs") / count : Double.NaN), ref)
                 + " a call)" + SlowCallsRule.calledFrom(t, top);
@@ -74,13 +74,13 @@ public final class HeldConnectionRule implements Rule {
         double size = total.get().max();
         double share = busy > 0 ? Math.min(1, heldConnections / busy) : Double.NaN;
         double util = size > 0 ? busy / size : Double.NaN;
-        double pending = ev.stats("pools", "hikariPending").map(ColumnStats::max).orElse(0.0);
-        String usageRef = "series/pools#hikariUsageMsMean";
+        double pending = ev.stats("pools", "dbPending").map(ColumnStats::max).orElse(0.0);
+        String usageRef = "series/pools#dbUsageMsMean";
         String law = n.tag(Fmt.num(heldConnections), ref) + " of the " + n.tag(Fmt.num(busy), usageRef) + " connections busy on average ("
-                + n.tag(Fmt.pct(share), usageRef) + ") were held across it; pool of " + n.tag(Fmt.num(size), "series/pools#hikariTotal")
+                + n.tag(Fmt.pct(share), usageRef) + ") were held across it; pool of " + n.tag(Fmt.num(size), "series/pools#dbTotal")
                 + ", " + n.tag(Fmt.pct(util), usageRef) + " utilised"
-                + (pending >= 1 ? ", up to " + n.tag(Fmt.num(pending), "series/pools#hikariPending") + " threads waiting for a connection" : "");
-        b.evidence(usageRef).evidence("series/pools#hikariTotal").numbers(n.refs());
+                + (pending >= 1 ? ", up to " + n.tag(Fmt.num(pending), "series/pools#dbPending") + " threads waiting for a connection" : "");
+        b.evidence(usageRef).evidence("series/pools#dbTotal").numbers(n.refs());
         if (!(share >= SHARE_NOTED)) return b.summary(what + "; " + law + ".").build();
         boolean pressed = util >= PRESSED_UTILISATION && pending >= 1;
         Severity sev = pressed ? (share >= SHARE_MAIN ? Severity.CRITICAL : Severity.WARN)

@@ -203,13 +203,16 @@ public final class LockContentionRule implements Rule {
         // A semaphore has no owner to name: its permits are held across whatever the holders do next.
         boolean permits = !handOff && !checkout && lock != null && lock.contains("Semaphore");
         int held = permits ? heldCall(ev, culprit) : -1;
+        Numbers n = new Numbers();
+        // A service at its CPU capacity keeps its queue at the pool: no statement holds the connections.
+        String cpuBound = checkout ? CpuBoundPool.clause(ev, n) : null;
+        if (cpuBound != null && sev.compareTo(Severity.INFO) > 0) sev = Severity.INFO;
         // What the pool's connections are busy with: the statement with the most time.
-        int busyWith = checkout ? costliestSql(ev) : -1;
+        int busyWith = checkout && cpuBound == null ? costliestSql(ev) : -1;
         // A monitor's owner in a timed dependency call: the call the lock is held across.
         int ownerCall = !permits && !handOff && !checkout && !lookup && !owner.isEmpty() ? heldCall(ev, culprit) : -1;
         // A map bin's lock: held while the map runs the caller's function.
         String mapCall = handOff || permits ? null : MapBinLock.call(lock, waiter);
-        Numbers n = new Numbers();
         String weight = (virtual ? "virtual threads spent about " : "threads spent ") + n.tag(Fmt.ms(blocked), ref) + " blocked"
                 + (Double.isFinite(share) ? " (" + n.tag(Fmt.pct(share), ref) + " of request time)"
                 : " (" + n.tag(Fmt.num(threads), ref) + " threads blocked on average)");
@@ -228,12 +231,14 @@ public final class LockContentionRule implements Rule {
                         + second(t, top, requestMs, n, ref) + (pool == null ? "" : pool.describe(ev, n))
                         + (taskWait ? taskWait(tasks, n) : "") + (held >= 0 ? permitHolders(ev, held, n) : "")
                         + (busyWith >= 0 ? connectionHolders(ev, busyWith, n) : "")
+                        + (cpuBound != null ? "; " + cpuBound : "")
                         + (ownerCall >= 0 && mapCall == null ? heldAcross(ev, ownerCall, n) : "")
                         + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"
                         + MapBinLock.likelyHeld(ev, culprit, n) : "") + "." + dumpsStopped(ev))
                 .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
-                .explanation(checkout
+                .explanation(cpuBound != null ? CpuBoundPool.EXPLANATION
+                        : checkout
                         ? "Every connection of the pool is in use and requests queue for the next one returned: the pool"
                         + " serves rate × time each request holds a connection (Little's Law), and the requests past that"
                         + " wait. The statement the connections are busy with sets how long each is held."
@@ -259,6 +264,7 @@ public final class LockContentionRule implements Rule {
                         + " wait shorter or rarer (cache its answers, batch, a faster dependency, a timeout); the hand-off"
                         + " only moves it to another thread." + (pool != null ? " " + pool.fix : "")
                         : pool != null ? pool.fix
+                        : cpuBound != null ? CpuBoundPool.FIX
                         : checkout
                         ? statementFix(ev, busyWith)
                         + "Hold a connection only around its statements (no remote call or computation inside the"

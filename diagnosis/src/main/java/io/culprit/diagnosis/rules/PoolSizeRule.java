@@ -26,12 +26,12 @@ public final class PoolSizeRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
-        Optional<ColumnStats> total = ev.stats("pools", "hikariTotal");
+        Optional<ColumnStats> total = ev.stats("pools", "dbTotal");
         Optional<ColumnStats> rps = ev.stats("requests", "rps");
-        if (total.isEmpty() || rps.isEmpty()) return notAssessed("needs series pools#hikariTotal and requests#rps");
-        boolean measured = ev.has("pools", "hikariUsageMsMean");
-        Optional<ColumnStats> usage = measured ? ev.stats("pools", "hikariUsageMsMean") : ev.stats("requests", "p50Ms");
-        if (usage.isEmpty()) return notAssessed("no usage time (pools#hikariUsageMsMean or requests#p50Ms)");
+        if (total.isEmpty() || rps.isEmpty()) return notAssessed("needs series pools#dbTotal and requests#rps");
+        boolean measured = ev.has("pools", "dbUsageMsMean");
+        Optional<ColumnStats> usage = measured ? ev.stats("pools", "dbUsageMsMean") : ev.stats("requests", "p50Ms");
+        if (usage.isEmpty()) return notAssessed("no usage time (pools#dbUsageMsMean or requests#p50Ms)");
         // The busiest third of the run: the law must hold where the trouble was.
         double throughput = Math.max(rps.get().lastThird(), rps.get().firstThird());
         double usageMs = Math.max(usage.get().lastThird(), usage.get().firstThird());
@@ -39,15 +39,24 @@ public final class PoolSizeRule implements Rule {
         double size = total.get().max();
         double util = needed / size;
         Numbers n = new Numbers();
-        String usageRef = measured ? "series/pools#hikariUsageMsMean" : "series/requests#p50Ms";
+        String usageRef = measured ? "series/pools#dbUsageMsMean" : "series/requests#p50Ms";
         String law = "Little's Law: " + n.tag(Fmt.num(throughput), "series/requests#rps") + " rps × " + n.tag(Fmt.ms(usageMs), usageRef)
                 + (measured ? " usage" : " (p50, an upper bound on usage)") + " = " + n.tag(Fmt.num(needed), usageRef)
-                + " connections busy on average, pool has " + n.tag(Fmt.num(size), "series/pools#hikariTotal");
-        Finding.Builder b = finding(Severity.OK).evidence("series/pools#hikariTotal").evidence("series/requests#rps");
+                + " connections busy on average, pool has " + n.tag(Fmt.num(size), "series/pools#dbTotal");
+        Finding.Builder b = finding(Severity.OK).evidence("series/pools#dbTotal").evidence("series/requests#rps");
         if (util < RULED_OUT_UTILISATION) {
             return b.summary(law + ": the pool is not undersized.").numbers(n.refs()).build();
         }
-        double pending = ev.stats("pools", "hikariPending").map(ColumnStats::max).orElse(0.0);
+        double pending = ev.stats("pools", "dbPending").map(ColumnStats::max).orElse(0.0);
+        String cpuBound = CpuBoundPool.clause(ev, n);
+        if (cpuBound != null) {
+            return b.severity(Severity.INFO).score(0.1)
+                    .summary(law + " (" + n.tag(Fmt.pct(util), "series/pools#dbTotal") + " utilised)"
+                            + (pending >= 1 ? ", " + n.tag(Fmt.num(pending), "series/pools#dbPending") + " threads pending" : "")
+                            + "; " + cpuBound + "; the pool is not what limits the service.")
+                    .numbers(n.refs()).explanation(CpuBoundPool.EXPLANATION).fix(CpuBoundPool.FIX)
+                    .confirm(ev.confirm("monitor " + DbPool.of(ev).acquire + " -c 5")).build();
+        }
         boolean undersized = util >= UNDERSIZED_UTILISATION && pending >= 1;
         double waitShare = PoolStarvationRule.waitShare(ev);
         Severity sev = undersized && waitShare >= PoolStarvationRule.WAIT_SHARE_CRITICAL ? Severity.CRITICAL
@@ -55,10 +64,10 @@ public final class PoolSizeRule implements Rule {
         // A container on virtual threads has no worker pool: nothing but this pool bounds the requests in flight.
         boolean virtual = ev.onVirtualThreads();
         return b.severity(sev).score(Math.min(1, util) * (sev == Severity.CRITICAL ? 0.9 : 0.5))
-                .summary(law + " (" + n.tag(Fmt.pct(util), "series/pools#hikariTotal") + " utilised)"
-                        + (pending >= 1 ? ", " + n.tag(Fmt.num(pending), "series/pools#hikariPending") + " threads pending" : "")
+                .summary(law + " (" + n.tag(Fmt.pct(util), "series/pools#dbTotal") + " utilised)"
+                        + (pending >= 1 ? ", " + n.tag(Fmt.num(pending), "series/pools#dbPending") + " threads pending" : "")
                         + (undersized && waitShare >= PoolStarvationRule.WAIT_SHARE_WARN ? "; requests spent "
-                        + n.tag(Fmt.pct(waitShare), "series/pools#hikariAcquireMsTotal") + " of their time getting a connection" : "")
+                        + n.tag(Fmt.pct(waitShare), "series/pools#dbAcquireMsTotal") + " of their time getting a connection" : "")
                         + (virtual ? "; the container runs requests on virtual threads" : "") + ".")
                 .numbers(n.refs())
                 .explains("pool-starvation").explains("tail-latency").explains("request-errors")
@@ -73,7 +82,7 @@ public final class PoolSizeRule implements Rule {
                         + (virtual ? " With virtual threads, also bound the concurrency in front of the database to what it"
                         + " serves well (a Semaphore around the data access, or a bulkhead), so that excess requests wait"
                         + " or are shed before they hold a thread, a request and its memory each." : ""))
-                .confirm(ev.confirm("monitor com.zaxxer.hikari.pool.HikariPool getConnection -c 5"))
+                .confirm(ev.confirm("monitor " + DbPool.of(ev).acquire + " -c 5"))
                 .build();
     }
 }

@@ -38,17 +38,17 @@ public final class PoolStarvationRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
-        Optional<ColumnStats> pending = ev.stats("pools", "hikariPending");
-        if (pending.isEmpty()) return notAssessed("no series pools#hikariPending");
-        double acquire = ev.stats("pools", "hikariAcquireMsMax").map(ColumnStats::max).orElse(Double.NaN);
-        double total = ev.stats("pools", "hikariTotal").map(ColumnStats::max).orElse(Double.NaN);
-        double r = ev.correlation("pools", "hikariPending", "requests", "p99Ms");
+        Optional<ColumnStats> pending = ev.stats("pools", "dbPending");
+        if (pending.isEmpty()) return notAssessed("no series pools#dbPending");
+        double acquire = ev.stats("pools", "dbAcquireMsMax").map(ColumnStats::max).orElse(Double.NaN);
+        double total = ev.stats("pools", "dbTotal").map(ColumnStats::max).orElse(Double.NaN);
+        double r = ev.correlation("pools", "dbPending", "requests", "p99Ms");
         Numbers n = new Numbers();
-        String size = Double.isFinite(total) ? " for a pool of " + n.tag(Fmt.num(total), "series/pools#hikariTotal") : "";
-        String acq = Double.isFinite(acquire) ? ", connection acquire up to " + n.tag(Fmt.ms(acquire), "series/pools#hikariAcquireMsMax") : "";
+        String size = Double.isFinite(total) ? " for a pool of " + n.tag(Fmt.num(total), "series/pools#dbTotal") : "";
+        String acq = Double.isFinite(acquire) ? ", connection acquire up to " + n.tag(Fmt.ms(acquire), "series/pools#dbAcquireMsMax") : "";
         if (pending.get().max() < 1 && !(acquire >= ACQUIRE_WARN_MS)) {
-            return finding(Severity.OK).evidence("series/pools#hikariPending")
-                    .summary("no thread waited for a connection (pending max " + n.tag("0", "series/pools#hikariPending") + size + ")" + acq)
+            return finding(Severity.OK).evidence("series/pools#dbPending")
+                    .summary("no thread waited for a connection (pending max " + n.tag("0", "series/pools#dbPending") + size + ")" + acq)
                     .numbers(n.refs()).build();
         }
         boolean tracksTail = r >= TAIL_CORRELATION;
@@ -59,33 +59,38 @@ public final class PoolStarvationRule implements Rule {
                 || queued && waitShare >= WAIT_SHARE_CRITICAL ? Severity.CRITICAL
                 : pending.get().max() >= 1 && (acquire >= ACQUIRE_WARN_MS || tracksTail && !fades && !(acquire < ACQUIRE_MIN_MS))
                 || queued && waitShare >= WAIT_SHARE_WARN ? Severity.WARN : Severity.INFO;
+        // At the CPU's capacity the queue forms at the pool, whatever its size: what it says is said at INFO.
+        String cpuBound = sev.compareTo(Severity.INFO) > 0 ? CpuBoundPool.clause(ev, n) : null;
+        if (cpuBound != null) sev = Severity.INFO;
         String waited = Double.isFinite(waitShare) && waitShare >= WAIT_SHARE_WARN
-                ? "; requests spent " + n.tag(Fmt.pct(waitShare), "series/pools#hikariAcquireMsTotal") + " of their time getting one" : "";
+                ? "; requests spent " + n.tag(Fmt.pct(waitShare), "series/pools#dbAcquireMsTotal") + " of their time getting one" : "";
         return finding(sev).score(Math.max(tracksTail ? r * r * 0.9 : 0.1, queued && waitShare >= WAIT_SHARE_WARN ? Math.min(0.9, waitShare) : 0))
-                .evidence("series/pools#hikariPending").evidence("series/pools#hikariAcquireMsMax")
-                .summary("up to " + n.tag(Fmt.num(pending.get().max()), "series/pools#hikariPending") + " threads waited for a connection"
-                        + size + " (from " + n.tag(Fmt.num(pending.get().min()), "series/pools#hikariPending") + ")" + acq + waited
+                .evidence("series/pools#dbPending").evidence("series/pools#dbAcquireMsMax")
+                .summary("up to " + n.tag(Fmt.num(pending.get().max()), "series/pools#dbPending") + " threads waited for a connection"
+                        + size + " (from " + n.tag(Fmt.num(pending.get().min()), "series/pools#dbPending") + ")" + acq + waited
                         + (Double.isFinite(r) ? "; pending " + (tracksTail ? "tracks" : "does not track")
                         + " P99 (r = " + n.tag(String.format(Locale.ROOT, "%.2f", r), "series/requests#p99Ms") + ")" : "")
-                        + (fades ? "; none waited in the last third of the run (warm-up, not a steady queue)" : "") + ".")
+                        + (fades ? "; none waited in the last third of the run (warm-up, not a steady queue)" : "")
+                        + (cpuBound != null ? "; " + cpuBound : "") + ".")
                 .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
-                .culprit("connection pool")
-                .explanation("Requests queue for a connection when connections come back slower than they are"
+                .culprit(cpuBound != null ? null : "connection pool")
+                .explanation(cpuBound != null ? CpuBoundPool.EXPLANATION
+                        : "Requests queue for a connection when connections come back slower than they are"
                         + " asked for: a pool too small for rps × usage time, a slower database, or holders frozen"
                         + " (GC pauses, locks) while they hold one.")
-                .fix("Fix what keeps connections out (see the root cause); enlarge the pool only if Little's Law"
+                .fix(cpuBound != null ? CpuBoundPool.FIX : "Fix what keeps connections out (see the root cause); enlarge the pool only if Little's Law"
                         + " says it is undersized.")
-                .confirm(ev.confirm("watch com.zaxxer.hikari.HikariDataSource getConnection '#cost' '#cost > 50'"))
+                .confirm(ev.confirm("watch " + DbPool.of(ev).acquire + " '#cost' '#cost > 50'"))
                 .build();
     }
 
     /**
-     * The share of request time spent in HikariCP's getConnection: every acquire's time, summed per
+     * The share of request time spent in the pool's acquire: every acquire's time, summed per
      * window by the probe, over the requests' time. NaN without the column or without requests.
      */
     static double waitShare(Evidence ev) {
-        Optional<ColumnStats> acquired = ev.stats("pools", "hikariAcquireMsTotal");
+        Optional<ColumnStats> acquired = ev.stats("pools", "dbAcquireMsTotal");
         double requestMs = ev.requestTimeMs();
         if (acquired.isEmpty() || !(requestMs > 0)) return Double.NaN;
         return Math.min(1, acquired.get().sum() / requestMs);

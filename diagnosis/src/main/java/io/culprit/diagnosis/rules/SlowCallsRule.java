@@ -190,9 +190,9 @@ public final class SlowCallsRule implements Rule {
     }
 
     private Finding fromPoolUsage(Evidence ev) {
-        String col = ev.has("pools", "hikariUsageMsMean") ? "hikariUsageMsMean" : "hikariUsageMsMax";
+        String col = ev.has("pools", "dbUsageMsMean") ? "dbUsageMsMean" : "dbUsageMsMax";
         Optional<ColumnStats> usage = ev.stats("pools", col);
-        if (usage.isEmpty()) return notAssessed("no table calls and no pool usage time (pools#hikariUsageMs*)");
+        if (usage.isEmpty()) return notAssessed("no table calls and no pool usage time (pools#dbUsageMs*)");
         double growth = Stats.ratio(usage.get().lastThird(), usage.get().firstThird());
         Numbers n = new Numbers();
         String p99 = ev.stats("requests", "p99Ms").map(s -> " while P99 went " + n.tag(Fmt.ms(s.firstThird()), "series/requests#p99Ms")

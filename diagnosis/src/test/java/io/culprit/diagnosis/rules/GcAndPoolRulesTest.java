@@ -31,7 +31,7 @@ class GcAndPoolRulesTest {
         // Each number points at the column it was computed from, the configured threshold at its table row.
         assertThat(f.numbers()).contains(num("4.1×", "series/gc#pauseSumMs"), num("314 ms", "series/gc#pauseSumMs"),
                 num("1.2×", "series/gc#pauseCount"), num("21 %", "series/heap#usedAfterGcMb"), num("40 %", "tables/heap-config#0"),
-                num("1,024", "series/heap#maxMb"), num("1.00", "series/requests#p99Ms"), num("0.99", "series/pools#hikariPending"),
+                num("1,024", "series/heap#maxMb"), num("1.00", "series/requests#p99Ms"), num("0.99", "series/pools#dbPending"),
                 num("176", "series/alloc#mbPerSec"));
     }
 
@@ -234,14 +234,14 @@ class GcAndPoolRulesTest {
     private io.culprit.diagnosis.Evidence pausesAndWaiters(double[] pauseMs, double[] pending) {
         double[] count = java.util.Arrays.stream(pauseMs).map(ms -> ms > 0 ? 2 : 0).toArray();
         return CaseBuilder.in(dir, pauseMs.length, 2).series("gc", 1000, "pauseSumMs", pauseMs, "pauseCount", count)
-                .series("pools", 1000, "hikariPending", pending, "hikariTotal", flat(pending.length, 10)).evidence();
+                .series("pools", 1000, "dbPending", pending, "dbTotal", flat(pending.length, 10)).evidence();
     }
 
     @Test
     void aShortHandOverIsNotStarvationEvenWhenItMovesWithTheTail() {
         var ev = CaseBuilder.in(dir, 6, 2).series("requests", 1000, "rps", flat(6, 3000), "p99Ms", new double[] {5, 9, 5, 9, 5, 9})
-                .series("pools", 1000, "hikariPending", new double[] {0, 1, 0, 1, 0, 1}, "hikariAcquireMsMax", flat(6, 2.1),
-                        "hikariTotal", flat(6, 10)).evidence();
+                .series("pools", 1000, "dbPending", new double[] {0, 1, 0, 1, 0, 1}, "dbAcquireMsMax", flat(6, 2.1),
+                        "dbTotal", flat(6, 10)).evidence();
         Finding f = new PoolStarvationRule().evaluate(ev);
         assertThat(f.severity()).isEqualTo(Severity.INFO);
     }
@@ -251,16 +251,16 @@ class GcAndPoolRulesTest {
     void aQueueGoneByTheEndIsWarmUpButASteadyOneIsStarvation() {
         double[] p99 = {11, 11, 10, 10, 8, 6, 6, 6, 6};
         var warmUp = CaseBuilder.in(dir, 9, 2).series("requests", 1000, "rps", flat(9, 2000), "p99Ms", p99)
-                .series("pools", 1000, "hikariPending", new double[] {1, 1, 1, 1, 0, 0, 0, 0, 0},
-                        "hikariAcquireMsMax", new double[] {12.6, 7.5, 1.6, 1.4, 0.3, 0.4, 0.3, 0.4, 0.3}, "hikariTotal", flat(9, 10))
+                .series("pools", 1000, "dbPending", new double[] {1, 1, 1, 1, 0, 0, 0, 0, 0},
+                        "dbAcquireMsMax", new double[] {12.6, 7.5, 1.6, 1.4, 0.3, 0.4, 0.3, 0.4, 0.3}, "dbTotal", flat(9, 10))
                 .evidence();
         Finding f = new PoolStarvationRule().evaluate(warmUp);
         assertThat(f.severity()).isEqualTo(Severity.INFO);
         assertThat(f.summary()).contains("pending tracks P99", "none waited in the last third of the run (warm-up");
 
         var steady = CaseBuilder.in(dir, 9, 2).series("requests", 1000, "rps", flat(9, 2000), "p99Ms", new double[] {11, 6, 11, 6, 11, 6, 11, 6, 11})
-                .series("pools", 1000, "hikariPending", new double[] {1, 0, 1, 0, 1, 0, 1, 0, 1},
-                        "hikariAcquireMsMax", flat(9, 12.6), "hikariTotal", flat(9, 10))
+                .series("pools", 1000, "dbPending", new double[] {1, 0, 1, 0, 1, 0, 1, 0, 1},
+                        "dbAcquireMsMax", flat(9, 12.6), "dbTotal", flat(9, 10))
                 .evidence();
         assertThat(new PoolStarvationRule().evaluate(steady).severity()).isEqualTo(Severity.WARN);
     }
@@ -283,7 +283,7 @@ class GcAndPoolRulesTest {
 
     @Test
     void withoutAMeasuredUsageTimeP50BoundsIt() {
-        var ev = CaseBuilder.in(dir, 10, 2).series("pools", 1000, "hikariTotal", flat(10, 10))
+        var ev = CaseBuilder.in(dir, 10, 2).series("pools", 1000, "dbTotal", flat(10, 10))
                 .series("requests", 1000, "rps", flat(10, 1000), "p50Ms", flat(10, 2)).evidence();
         Finding f = new PoolSizeRule().evaluate(ev);
         assertThat(f.severity()).isEqualTo(Severity.OK);
@@ -309,11 +309,11 @@ class GcAndPoolRulesTest {
         assertThat(f.severity()).isEqualTo(Severity.OK);
         assertThat(f.summary()).startsWith("connections came back to the pool (usage time mean");
         // Exhausted and nothing returned, but statements finish: slow work holds the connections.
-        var held = CaseBuilder.in(dir, 10, 2).series("pools", 1000, "hikariTotal", flat(10, 10), "hikariActive", flat(10, 10),
-                "hikariPending", flat(10, 4)).table("calls", row("kind", "sql", "target", "select 1", "count", 40)).evidence();
+        var held = CaseBuilder.in(dir, 10, 2).series("pools", 1000, "dbTotal", flat(10, 10), "dbActive", flat(10, 10),
+                "dbPending", flat(10, 4)).table("calls", row("kind", "sql", "target", "select 1", "count", 40)).evidence();
         assertThat(new ConnectionLeakRule().evaluate(held).summary()).contains("statements ran (40 finished").contains("not leaked");
-        var leaked = CaseBuilder.in(dir.resolve("b"), 10, 2).series("pools", 1000, "hikariTotal", flat(10, 10), "hikariActive", flat(10, 10),
-                "hikariPending", flat(10, 4)).evidence();
+        var leaked = CaseBuilder.in(dir.resolve("b"), 10, 2).series("pools", 1000, "dbTotal", flat(10, 10), "dbActive", flat(10, 10),
+                "dbPending", flat(10, 4)).evidence();
         assertThat(new ConnectionLeakRule().evaluate(leaked).severity()).isEqualTo(Severity.CRITICAL);
     }
 
@@ -381,7 +381,7 @@ class GcAndPoolRulesTest {
 
     @Test
     void growingUsageTimeMeansTheDependencySlowed() {
-        var ev = CaseBuilder.in(dir, 12, 2).series("pools", 1000, "hikariUsageMsMean", step(12, 5, 15)).evidence();
+        var ev = CaseBuilder.in(dir, 12, 2).series("pools", 1000, "dbUsageMsMean", step(12, 5, 15)).evidence();
         Finding f = new SlowCallsRule().evaluate(ev);
         assertThat(f.severity()).isEqualTo(Severity.WARN);
         assertThat(f.summary()).isEqualTo("connection usage time (mean) 5 ms → 15 ms: connections are held 3.0× longer.");

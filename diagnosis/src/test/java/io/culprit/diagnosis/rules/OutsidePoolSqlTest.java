@@ -26,6 +26,10 @@ import org.junit.jupiter.api.Test;
  * in Tomcat's FairBlockingQueue, which lock-contention read as "work handed to other threads" with
  * the hand-off's cure (Hystrix, bulkheads). It now reads a wait inside a pool's getConnection as a
  * wait for a connection and names the statement the connections are busy with.
+ * <li>The same service indexed and driven to its capacity, on Tomcat's pool and on HikariCP (session
+ * 28, the pools' series now read for Tomcat's pool too). Requests wait at the pool, yet half its
+ * connections are free: the waiters wait for a core. Lock-contention (Tomcat) and pool-size
+ * (HikariCP, "97 % utilised") named the pool; it is where a service at its CPU capacity queues.
  * </ul>
  */
 class OutsidePoolSqlTest {
@@ -76,5 +80,36 @@ class OutsidePoolSqlTest {
         Finding f = new ChattyCallsRule().evaluate(Fixtures.evidence("outside-dbcp-join"));
         assertThat(f.severity()).isEqualTo(Severity.OK);
         assertThat(f.summary()).startsWith("no call target repeated 10 or more times per request");
+    }
+
+    @Test
+    void aServiceAtItsCpuCapacityQueuesAtThePoolWithConnectionsFree() {
+        Evidence tomcat = Fixtures.evidence("outside-tomcat-pool-saturated");
+        Finding lock = new LockContentionRule().evaluate(tomcat);
+        assertThat(lock.severity()).isEqualTo(Severity.INFO);
+        assertThat(lock.summary()).contains("waiting for a pooled database connection")
+                .contains("this JVM keeps the CPU saturated (100 % at p90, 73 % of it this JVM), and while threads waited 2.6 of the"
+                        + " pool's 4 connections were free on average: the waiters waited for a core to take them, not for a connection")
+                .doesNotContain("the connections are busy with sql");
+        assertThat(lock.culprit()).isNotEqualTo("SELECT sku, qty FROM blind17_stock WHERE qty < ? AND note LIKE ? LIMIT ?");
+        assertThat(lock.fix()).startsWith("Nothing to change at the pool.");
+        Finding size = new PoolSizeRule().evaluate(Fixtures.evidence("outside-hikari-pool-saturated"));
+        assertThat(size.severity()).isEqualTo(Severity.INFO);
+        assertThat(size.summary()).startsWith("Little's Law: 1,220 rps × 3.2 ms usage = 3.9 connections busy on average, pool has 4")
+                .contains("while threads waited 2.0 of the pool's 4 connections were free").endsWith("; the pool is not what limits the service.");
+        assertThat(new PoolStarvationRule().evaluate(Fixtures.evidence("outside-hikari-pool-saturated")).severity()).isEqualTo(Severity.INFO);
+    }
+
+    @Test
+    void aPoolHeldByASlowStatementHasNoConnectionFree() {
+        Evidence ev = Fixtures.evidence("outside-tomcat-pool-scan-series");
+        assertThat(CpuBoundPool.clause(ev, new io.culprit.diagnosis.Numbers())).isNull();
+        Finding lock = new LockContentionRule().evaluate(ev);
+        assertThat(lock.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(lock.summary()).contains("the connections are busy with sql");
+        Finding size = new PoolSizeRule().evaluate(ev);
+        assertThat(size.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(size.confirm()).contains("monitor org.apache.tomcat.jdbc.pool.ConnectionPool getConnection -c 5");
+        assertThat(new PoolStarvationRule().evaluate(ev).confirm()).contains("watch org.apache.tomcat.jdbc.pool.ConnectionPool getConnection");
     }
 }

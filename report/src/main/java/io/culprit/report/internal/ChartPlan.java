@@ -20,9 +20,9 @@ public final class ChartPlan {
             new Spec("gc", "GC pauses", "ms per window", List.of("gc#pauseSumMs", "gc#pauseMaxMs", "gc#concurrentMs")),
             new Spec("heap", "Heap", "MB", List.of("heap#usedMb", "heap#committedMb", "heap#usedAfterGcMb", "heap#maxMb")),
             new Spec("pool", "Connection pool", "connections",
-                    List.of("pools#hikariActive", "pools#hikariPending", "pools#hikariIdle", "pools#hikariTotal")),
+                    List.of("pools#dbActive", "pools#dbPending", "pools#dbIdle", "pools#dbTotal")),
             new Spec("pool-ms", "Connection acquire / usage", "ms",
-                    List.of("pools#hikariAcquireMsMax", "pools#hikariUsageMsMax", "pools#hikariUsageMsMean")),
+                    List.of("pools#dbAcquireMsMax", "pools#dbUsageMsMax", "pools#dbUsageMsMean")),
             new Spec("threads", "Busy threads", "threads",
                     List.of("pools#containerBusy", "pools#containerMax", "threads#runnable", "threads#blocked")),
             new Spec("cpu", "CPU", "share of machine", List.of("cpu#jvmUser", "cpu#jvmSystem", "cpu#machineTotal")));

@@ -1,0 +1,145 @@
+package io.culprit.agent.probe;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The JDBC connection pools the probes found at their first acquire, of any of the libraries
+ * {@link PoolProbe} weaves, read once a second through each library's public getters: connections
+ * lent out, idle, threads waiting for one, and the pool's current size. The figures of all pools
+ * are summed into series {@code pools}' {@code db*} columns: a service rarely runs two, and the
+ * rules reason about the database's connections as one budget.
+ */
+final class ConnectionPools {
+
+    /** One library's pool class and the getters that read it. */
+    enum Kind {
+        HIKARI(PoolProbe.HIKARI_POOL, "hikari", "getActiveConnections", "getIdleConnections", "getThreadsAwaitingConnection", "getTotalConnections"),
+        /** Tomcat's JDBC pool (tomcat-jdbc, also Spring Boot's second choice): its getSize is its current size. */
+        TOMCAT(PoolProbe.TOMCAT_POOL, "tomcat-jdbc", "getActive", "getIdle", "getWaitCount", "getSize"),
+        /**
+         * DBCP2, found at its PoolingDataSource (BasicDataSource's inner source): its figures are its
+         * commons-pool2 GenericObjectPool's, which has no size getter (lent out + idle is its size).
+         */
+        DBCP2(PoolProbe.DBCP2_SOURCE, "dbcp2", "getNumActive", "getNumIdle", "getNumWaiters", null);
+
+        final String className, label;
+        final String active, idle, waiting, total;
+
+        Kind(String className, String label, String active, String idle, String waiting, String total) {
+            this.className = className;
+            this.label = label;
+            this.active = active;
+            this.idle = idle;
+            this.waiting = waiting;
+            this.total = total;
+        }
+
+        /** The object whose getters read the pool: DBCP2's data source keeps its pool in a private field. */
+        Object reader(Object pool) {
+            return this == DBCP2 ? Reflect.field(pool, "pool") : pool;
+        }
+
+        double waiting(Object pool) {
+            return Reflect.number(reader(pool), waiting);
+        }
+
+        double idle(Object pool) {
+            return Reflect.number(reader(pool), idle);
+        }
+
+        /** The most connections the pool opens, from its configuration; NaN if unreadable. */
+        double max(Object pool) {
+            switch (this) {
+                case HIKARI: return Reflect.number(Reflect.field(pool, "config"), "getMaximumPoolSize");
+                case TOMCAT: return Reflect.number(Reflect.call(pool, "getPoolProperties"), "getMaxActive");
+                default: return Reflect.number(reader(pool), "getMaxTotal");
+            }
+        }
+
+        /** The kind of a pool a hook found: its class, or a superclass, is the kind's. */
+        static Kind of(Object pool) {
+            for (Class<?> c = pool.getClass(); c != null; c = c.getSuperclass()) {
+                for (Kind k : values()) if (k.className.equals(c.getName())) return k;
+            }
+            return HIKARI;  // unreachable: only the hooks above add pools
+        }
+    }
+
+    /** Table {@code db-pools}: each pool found, its library, and the size it may grow to. */
+    static final List<String> COLUMNS = List.of("pool", "library", "max");
+
+    private final List<Object> pools = new CopyOnWriteArrayList<>();
+
+    /** Adds {@code pool} once; called at every acquire. */
+    void remember(Object pool) {
+        PoolProbe.remember(pools, pool);
+    }
+
+    boolean isEmpty() {
+        return pools.isEmpty();
+    }
+
+    /** Pools found so far, for tests. */
+    List<Object> found() {
+        return List.copyOf(pools);
+    }
+
+    /**
+     * Adds the summed {@code dbActive}, {@code dbIdle}, {@code dbPending} (the larger of the
+     * waiting threads now and {@code pendingMax}, the most seen by a waited acquire this window)
+     * and {@code dbTotal}; NaN where a pool's getter could not be read.
+     */
+    void sample(Map<String, Double> row, long pendingMax) {
+        double active = 0, idle = 0, waiting = 0, total = 0;
+        for (Object p : pools) {
+            Kind k = Kind.of(p);
+            Object r = k.reader(p);
+            double a = Reflect.number(r, k.active), d = Reflect.number(r, k.idle);
+            active += a;
+            idle += d;
+            waiting += Reflect.number(r, k.waiting);
+            total += k.total == null ? a + d : Reflect.number(r, k.total);
+        }
+        row.put("dbActive", active);
+        row.put("dbIdle", idle);
+        row.put("dbPending", Math.max(waiting, pendingMax));
+        row.put("dbTotal", total);
+    }
+
+    /** The rows of table {@code db-pools}. */
+    List<Map<String, Object>> rows() {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Object p : pools) {
+            Kind k = Kind.of(p);
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("pool", String.valueOf(p));
+            row.put("library", k.label);
+            row.put("max", k.max(p));
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    /** The live rows of the {@code pools} command, one per pool. */
+    void describe(List<Map<String, Object>> rows) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Object p : pools) {
+            Kind k = Kind.of(p);
+            Object r = k.reader(p);
+            Map<String, Object> row = new LinkedHashMap<>();
+            // HikariPool's and Tomcat's toString carry the pool's name; DBCP2's its identity.
+            row.put("pool", k.label + " " + p);
+            double a = Reflect.number(r, k.active), d = Reflect.number(r, k.idle);
+            row.put("active", a);
+            row.put("idle", d);
+            row.put("pending", Reflect.number(r, k.waiting));
+            row.put("total", k.total == null ? a + d : Reflect.number(r, k.total));
+            out.add(row);
+        }
+        rows.addAll(out);
+    }
+}

@@ -1,0 +1,104 @@
+package io.culprit.agent.probe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.culprit.agent.instrument.Instrumenter;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import javax.sql.DataSource;
+import org.apache.commons.dbcp2.BasicDataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pool series for JDBC pools other than HikariCP: Tomcat's and DBCP2's, each of two
+ * connections over H2, exhausted by two held connections and a third acquire that waits. Before,
+ * only HikariCP had pool figures: a service on another pool had no pending, acquire or usage time.
+ */
+class OtherPoolsProbeTest {
+
+    @AfterEach
+    void reset() {
+        Instrumenter.resetAll();
+        Probes.stop();
+    }
+
+    @Test
+    void tomcatsPoolIsReadLikeHikaris() throws Exception {
+        org.apache.tomcat.jdbc.pool.DataSource tomcat = new org.apache.tomcat.jdbc.pool.DataSource();
+        tomcat.setUrl("jdbc:h2:mem:tomcatpool;DB_CLOSE_DELAY=-1");
+        tomcat.setDriverClassName("org.h2.Driver");
+        tomcat.setMaxActive(2);
+        tomcat.setMaxIdle(2);
+        tomcat.setInitialSize(2);
+        tomcat.setMaxWait(10_000);
+        try {
+            assertExhaustionIsSeen(tomcat, "tomcat-jdbc");
+        } finally {
+            tomcat.close();
+        }
+    }
+
+    @Test
+    void dbcp2sPoolIsReadLikeHikaris() throws Exception {
+        try (BasicDataSource dbcp = new BasicDataSource()) {
+            dbcp.setUrl("jdbc:h2:mem:dbcppool;DB_CLOSE_DELAY=-1");
+            dbcp.setMaxTotal(2);
+            dbcp.setInitialSize(2);
+            dbcp.setMaxWait(Duration.ofSeconds(10));
+            assertExhaustionIsSeen(dbcp, "dbcp2");
+        }
+    }
+
+    private static void assertExhaustionIsSeen(DataSource ds, String library) throws Exception {
+        SqlWork.warm(ds);
+        Probes p = Probes.ensure(ProbeContext.INST);
+        Connection a = ds.getConnection();
+        Connection b = ds.getConnection();
+        CompletableFuture<Connection> third = CompletableFuture.supplyAsync(() -> {
+            try {
+                return ds.getConnection();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Until.met(() -> number(row(p, library), "pending") == 1.0);
+        assertThat(row(p, library)).containsEntry("active", 2.0).containsEntry("total", 2.0);
+        Thread.sleep(60);  // the wait and the first lease last this long at least
+        a.close();
+        Connection c = third.get();
+        b.close();
+        c.close();
+        Until.met(() -> number(row(p, library), "active") == 0.0 && number(row(p, library), "pending") == 0.0);
+        // A window saw the waiter, the time it waited, and the connection held for 60 ms.
+        Until.met(() -> p.windows.series("pools") != null && max(p, "dbPending") == 1.0 && max(p, "dbUsageMsMax") >= 60);
+        assertThat(max(p, "dbAcquireMsMax")).isGreaterThanOrEqualTo(60);
+        assertThat(max(p, "dbTotal")).isEqualTo(2.0);
+        assertThat(p.pools.connectionPools.rows()).singleElement()
+                .satisfies(r -> assertThat(r).containsEntry("library", library).containsEntry("max", 2.0));
+        Instrumenter.resetAll();
+        try (Connection after = ds.getConnection()) {
+            assertThat(after.isValid(1)).isTrue();
+        }
+        assertThat(p.pools.connectionPools.found()).as("one pool, found before the reset").hasSize(1);
+    }
+
+    private static Map<String, Object> row(Probes p, String library) {
+        List<Map<String, Object>> rows = p.pools.describe();
+        return rows.stream().filter(r -> String.valueOf(r.get("pool")).startsWith(library + " ")).findFirst().orElse(Map.of());
+    }
+
+    private static double number(Map<String, Object> row, String key) {
+        Object v = row.get(key);
+        return v instanceof Number ? ((Number) v).doubleValue() : -1;
+    }
+
+    private static double max(Probes p, String column) {
+        double m = Double.NEGATIVE_INFINITY;
+        for (double v : p.windows.series("pools").column(column).orElseThrow()) if (v > m) m = v;
+        return m;
+    }
+}
