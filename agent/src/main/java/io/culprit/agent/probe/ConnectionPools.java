@@ -24,7 +24,12 @@ final class ConnectionPools {
          * DBCP2, found at its PoolingDataSource (BasicDataSource's inner source): its figures are its
          * commons-pool2 GenericObjectPool's, which has no size getter (lent out + idle is its size).
          */
-        DBCP2(PoolProbe.DBCP2_SOURCE, "dbcp2", "getNumActive", "getNumIdle", "getNumWaiters", null);
+        DBCP2(PoolProbe.DBCP2_SOURCE, "dbcp2", "getNumActive", "getNumIdle", "getNumWaiters", null),
+        /** c3p0's data sources (ComboPooledDataSource and the others), for the default user's pool. */
+        C3P0(PoolProbe.C3P0_SOURCE, "c3p0", "getNumBusyConnectionsDefaultUser", "getNumIdleConnectionsDefaultUser",
+                "getNumThreadsAwaitingCheckoutDefaultUser", "getNumConnectionsDefaultUser"),
+        /** Alibaba's Druid: lent out (active) and pooled (idle); its size is their sum. */
+        DRUID(PoolProbe.DRUID_SOURCE, "druid", "getActiveCount", "getPoolingCount", "getWaitThreadCount", null);
 
         final String className, label;
         final String active, idle, waiting, total;
@@ -56,6 +61,8 @@ final class ConnectionPools {
             switch (this) {
                 case HIKARI: return Reflect.number(Reflect.field(pool, "config"), "getMaximumPoolSize");
                 case TOMCAT: return Reflect.number(Reflect.call(pool, "getPoolProperties"), "getMaxActive");
+                case C3P0: return Reflect.number(pool, "getMaxPoolSize");
+                case DRUID: return Reflect.number(pool, "getMaxActive");
                 default: return Reflect.number(reader(pool), "getMaxTotal");
             }
         }

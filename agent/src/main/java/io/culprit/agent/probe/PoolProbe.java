@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Connection and worker pools, found without the application's help: the first acquire from a
- * JDBC pool (HikariCP, Tomcat's, DBCP2: {@link ConnectionPools}), or a container's request or task
+ * JDBC pool (HikariCP, Tomcat's, DBCP2, c3p0, Druid: {@link ConnectionPools}), or a container's request or task
  * ({@link ContainerPools}), hands us the instance, and a sampler reads their public getters once
  * a second. Acquire time is the woven acquire's duration; usage time runs from its return to the
  * connection's return to the pool. Pending is the most threads seen waiting in the window: at the
@@ -23,6 +23,8 @@ final class PoolProbe {
     static final String TOMCAT_POOL = "org.apache.tomcat.jdbc.pool.ConnectionPool";
     static final String DBCP2_SOURCE = "org.apache.commons.dbcp2.PoolingDataSource";
     static final String DBCP2_GUARD = "org.apache.commons.dbcp2.PoolingDataSource$PoolGuardConnectionWrapper";
+    static final String C3P0_SOURCE = "com.mchange.v2.c3p0.impl.AbstractPoolBackedDataSource";
+    static final String DRUID_SOURCE = "com.alibaba.druid.pool.DruidDataSource";
 
     final ConnectionPools connectionPools = new ConnectionPools();
     final ContainerPools containers = new ContainerPools();
@@ -60,30 +62,21 @@ final class PoolProbe {
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
         // Each library's acquire is timed where it waits for a connection, and its lease ends where the
-        // connection goes back: HikariCP's proxy, Tomcat's pooled connection, DBCP2's guard wrapper.
-        h.add(new Hook(HIKARI_POOL, "getConnection", "(J)", Hook.TIMED | Hook.SELF | Hook.RETURNED) {
-            @Override
-            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                acquired(self, ConnectionPools.Kind.HIKARI, start, returned);
-            }
-        });
+        // connection goes back: HikariCP's proxy, Tomcat's pooled connection, DBCP2's guard wrapper,
+        // c3p0's and Druid's pooled connections.
+        h.add(acquireAt(HIKARI_POOL, "getConnection", "(J)", ConnectionPools.Kind.HIKARI));
         h.add(releaseAt(PROXY_CONNECTION, "close", "()", Hook.ENTER | Hook.SELF));
         // getConnection() and getConnection(user, password) both borrow here; the protected overload
         // it calls only validates the connection it was handed.
-        h.add(new Hook(TOMCAT_POOL, "borrowConnection", "(ILjava/lang/String;Ljava/lang/String;)", Hook.TIMED | Hook.SELF | Hook.RETURNED) {
-            @Override
-            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                acquired(self, ConnectionPools.Kind.TOMCAT, start, returned);
-            }
-        });
+        h.add(acquireAt(TOMCAT_POOL, "borrowConnection", "(ILjava/lang/String;Ljava/lang/String;)", ConnectionPools.Kind.TOMCAT));
         h.add(releaseAt(TOMCAT_POOL, "returnConnection", "(L", Hook.ENTER | Hook.ARG0));
-        h.add(new Hook(DBCP2_SOURCE, "getConnection", "()", Hook.TIMED | Hook.SELF | Hook.RETURNED) {
-            @Override
-            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                acquired(self, ConnectionPools.Kind.DBCP2, start, returned);
-            }
-        });
+        h.add(acquireAt(DBCP2_SOURCE, "getConnection", "()", ConnectionPools.Kind.DBCP2));
         h.add(releaseAt(DBCP2_GUARD, "close", "()", Hook.ENTER | Hook.SELF));
+        h.add(acquireAt(C3P0_SOURCE, "getConnection", "()", ConnectionPools.Kind.C3P0));
+        h.add(releaseAt("com.mchange.v2.c3p0.impl.NewProxyConnection", "close", "()", Hook.ENTER | Hook.SELF));
+        // Druid's getConnection(long) runs its filters, which end here: the one place every acquire passes.
+        h.add(acquireAt(DRUID_SOURCE, "getConnectionDirect", "(J)", ConnectionPools.Kind.DRUID));
+        h.add(releaseAt("com.alibaba.druid.pool.DruidPooledConnection", "close", "()", Hook.ENTER | Hook.SELF));
         h.add(executors.hook());
         h.addAll(objectPools.hooks());
         // Tomcat's pool is found by its request hook (RequestProbe). XnioWorker hands tasks to a
@@ -114,6 +107,16 @@ final class PoolProbe {
             if (waited(others, kind.idle(pool))) raise(pendingMax, 1 + (Double.isNaN(others) ? 0 : (long) others));
         }
         if (connection != null) lease(c, connection, now);
+    }
+
+    /** The hook on a pool's acquire: its receiver is the pool, its return value the connection lent. */
+    private Hook acquireAt(String className, String method, String descriptor, ConnectionPools.Kind kind) {
+        return new Hook(className, method, descriptor, Hook.TIMED | Hook.SELF | Hook.RETURNED) {
+            @Override
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                acquired(self, kind, start, returned);
+            }
+        };
     }
 
     /**

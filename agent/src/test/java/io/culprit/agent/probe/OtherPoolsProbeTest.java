@@ -14,7 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The pool series for JDBC pools other than HikariCP: Tomcat's and DBCP2's, each of two
+ * The pool series for JDBC pools other than HikariCP: Tomcat's, DBCP2's, c3p0's and Druid's, each of two
  * connections over H2, exhausted by two held connections and a third acquire that waits. Before,
  * only HikariCP had pool figures: a service on another pool had no pending, acquire or usage time.
  */
@@ -50,6 +50,33 @@ class OtherPoolsProbeTest {
             dbcp.setInitialSize(2);
             dbcp.setMaxWait(Duration.ofSeconds(10));
             assertExhaustionIsSeen(dbcp, "dbcp2");
+        }
+    }
+
+    @Test
+    void c3p0sPoolIsReadLikeHikaris() throws Exception {
+        com.mchange.v2.c3p0.ComboPooledDataSource c3p0 = new com.mchange.v2.c3p0.ComboPooledDataSource();
+        c3p0.setJdbcUrl("jdbc:h2:mem:c3p0pool;DB_CLOSE_DELAY=-1");
+        c3p0.setMaxPoolSize(2);
+        c3p0.setMinPoolSize(2);
+        c3p0.setInitialPoolSize(2);
+        c3p0.setCheckoutTimeout(10_000);
+        try {
+            assertExhaustionIsSeen(c3p0, "c3p0");
+        } finally {
+            c3p0.close();
+        }
+    }
+
+    @Test
+    void druidsPoolIsReadLikeHikaris() throws Exception {
+        try (com.alibaba.druid.pool.DruidDataSource druid = new com.alibaba.druid.pool.DruidDataSource()) {
+            druid.setUrl("jdbc:h2:mem:druidpool;DB_CLOSE_DELAY=-1");
+            druid.setMaxActive(2);
+            druid.setInitialSize(2);
+            druid.setMinIdle(2);
+            druid.setMaxWait(10_000);
+            assertExhaustionIsSeen(druid, "druid");
         }
     }
 

@@ -10,28 +10,32 @@ import java.util.Optional;
  * HikariCP, the only pool format 1 recorded.
  */
 enum DbPool {
-    HIKARI("hikari", "HikariCP", "com.zaxxer.hikari.pool.HikariPool getConnection",
+    HIKARI("hikari", "com.zaxxer.hikari.pool.HikariPool getConnection",
             "set HikariCP's leakDetectionThreshold (Spring Boot: spring.datasource.hikari.leak-detection-threshold=2000):"
             + " it logs the stack that took each connection held longer"),
-    TOMCAT("tomcat-jdbc", "Tomcat's JDBC pool", "org.apache.tomcat.jdbc.pool.ConnectionPool getConnection",
+    TOMCAT("tomcat-jdbc", "org.apache.tomcat.jdbc.pool.ConnectionPool getConnection",
             "set the pool's logAbandoned=true with removeAbandoned=true and a removeAbandonedTimeout in seconds"
             + " (Spring Boot: spring.datasource.tomcat.log-abandoned=true, ...remove-abandoned=true): it logs the stack"
             + " that took each connection it reclaims"),
-    DBCP2("dbcp2", "DBCP2", "org.apache.commons.dbcp2.PoolingDataSource getConnection",
+    DBCP2("dbcp2", "org.apache.commons.dbcp2.PoolingDataSource getConnection",
             "set the pool's logAbandoned=true with removeAbandonedOnBorrow=true and a removeAbandonedTimeout"
             + " (Spring Boot: spring.datasource.dbcp2.log-abandoned=true, ...remove-abandoned-on-borrow=true): it logs"
-            + " the stack that took each connection it reclaims");
+            + " the stack that took each connection it reclaims"),
+    C3P0("c3p0", "com.mchange.v2.c3p0.impl.AbstractPoolBackedDataSource getConnection",
+            "set c3p0's unreturnedConnectionTimeout (seconds) with debugUnreturnedConnectionStackTraces=true: it logs"
+            + " the stack that checked out each connection it reclaims"),
+    DRUID("druid", "com.alibaba.druid.pool.DruidDataSource getConnectionDirect",
+            "set Druid's removeAbandoned=true, removeAbandonedTimeout (seconds) and logAbandoned=true"
+            + " (spring.datasource.druid.*): it logs the stack that took each connection it reclaims");
 
     final String library;
-    final String title;
     /** Class and method of the pool's acquire, for culprit's monitor, watch and stack. */
     final String acquire;
     /** How the pool's own leak detection is switched on, and what it gives. */
     final String leakDetection;
 
-    DbPool(String library, String title, String acquire, String leakDetection) {
+    DbPool(String library, String acquire, String leakDetection) {
         this.library = library;
-        this.title = title;
         this.acquire = acquire;
         this.leakDetection = leakDetection;
     }
