@@ -25,14 +25,18 @@ class DnsProbeTest {
     void reverseLookupsAreTimedEachWithTheApplicationsCaller() throws Exception {
         acme.ClientNames.nameLoopbackClients(1);  // the name service's class is loaded, as in a service that has served traffic
         Probes p = Probes.ensure(ProbeContext.INST);
+        // The first lookup after the weave also links the hook's call sites, inside the time it records:
+        // 70 ms once on a loaded CI machine. The five after it are the resolver's own time.
+        acme.ClientNames.nameLoopbackClients(1);
+        long linked = (Long) CallRows.row(p, DnsHooks.KIND, DnsHooks.REVERSE).get("slowCount");
         assertThat(acme.ClientNames.nameLoopbackClients(5)).isEqualTo(5);
         Map<String, Object> row = CallRows.row(p, DnsHooks.KIND, DnsHooks.REVERSE);
-        assertThat(row).containsEntry("count", 5L).containsEntry("slowCount", 0L);  // /etc/hosts answers in far less than 20 ms
+        assertThat(row).containsEntry("count", 6L).containsEntry("slowCount", linked);  // /etc/hosts answers in far less than 20 ms
         assertThat((String) row.get("caller")).startsWith("acme.ClientNames.nameLoopbackClients:");
         // Its own threshold: at 0 ms every lookup is slow.
         ProbeContext.run(new CallsCommand(), true, "--slow-dns", "0");
         acme.ClientNames.nameLoopbackClients(2);
-        assertThat(CallRows.row(p, DnsHooks.KIND, DnsHooks.REVERSE)).containsEntry("count", 7L).containsEntry("slowCount", 2L);
+        assertThat(CallRows.row(p, DnsHooks.KIND, DnsHooks.REVERSE)).containsEntry("count", 8L).containsEntry("slowCount", linked + 2);
     }
 
     /** The forward hook's method is there on this JDK: its lookups need a resolver this test cannot count on. */

@@ -81,6 +81,8 @@ class PoolAndCallProbeTest {
         Until.met(() -> p.windows.series("pools") != null && max(p, "dbPending") == 1.0);
         assertThat(max(p, "dbAcquireMsMax")).isGreaterThan(0);
         assertThat(max(p, "dbUsageMsMax")).isGreaterThan(0);
+        assertThat(p.pools.connectionPools.rows()).singleElement()
+                .satisfies(r -> assertThat(r).containsEntry("library", "hikari").containsEntry("max", 2.0));
     }
 
     /**
