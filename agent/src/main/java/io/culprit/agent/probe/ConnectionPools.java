@@ -67,6 +67,17 @@ final class ConnectionPools {
             }
         }
 
+        /**
+         * The pool's name: HikariCP's toString is its pool name; Tomcat's pool and Druid's have a
+         * getName, c3p0's a data source name (Druid's toString dumps every connection); DBCP2's none.
+         */
+        String name(Object pool) {
+            Object name = this == TOMCAT || this == DRUID ? Reflect.call(pool, "getName")
+                    : this == C3P0 ? Reflect.call(pool, "getDataSourceName") : null;
+            if (name != null && !name.toString().isEmpty()) return name.toString();
+            return this == HIKARI ? String.valueOf(pool) : pool.getClass().getSimpleName() + "@" + Integer.toHexString(System.identityHashCode(pool));
+        }
+
         /** The kind of a pool a hook found: its class, or a superclass, is the kind's. */
         static Kind of(Object pool) {
             for (Class<?> c = pool.getClass(); c != null; c = c.getSuperclass()) {
@@ -123,7 +134,7 @@ final class ConnectionPools {
         for (Object p : pools) {
             Kind k = Kind.of(p);
             Map<String, Object> row = new LinkedHashMap<>();
-            row.put("pool", String.valueOf(p));
+            row.put("pool", k.name(p));
             row.put("library", k.label);
             row.put("max", k.max(p));
             rows.add(row);
@@ -138,8 +149,7 @@ final class ConnectionPools {
             Kind k = Kind.of(p);
             Object r = k.reader(p);
             Map<String, Object> row = new LinkedHashMap<>();
-            // HikariPool's and Tomcat's toString carry the pool's name; DBCP2's its identity.
-            row.put("pool", k.label + " " + p);
+            row.put("pool", k.label + " " + k.name(p));
             double a = Reflect.number(r, k.active), d = Reflect.number(r, k.idle);
             row.put("active", a);
             row.put("idle", d);

@@ -105,7 +105,9 @@ class OtherPoolsProbeTest {
         assertThat(max(p, "dbAcquireMsMax")).isGreaterThanOrEqualTo(60);
         assertThat(max(p, "dbTotal")).isEqualTo(2.0);
         assertThat(p.pools.connectionPools.rows()).singleElement()
-                .satisfies(r -> assertThat(r).containsEntry("library", library).containsEntry("max", 2.0));
+                .satisfies(r -> assertThat(r).containsEntry("library", library).containsEntry("max", 2.0))
+                .satisfies(r -> assertThat((String) r.get("pool")).as("a name, not Druid's dump of its connections")
+                        .doesNotContain("\n").hasSizeLessThan(80));
         Instrumenter.resetAll();
         try (Connection after = ds.getConnection()) {
             assertThat(after.isValid(1)).isTrue();

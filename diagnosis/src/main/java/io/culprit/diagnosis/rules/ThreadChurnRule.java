@@ -31,8 +31,17 @@ public final class ThreadChurnRule implements Rule {
     /** Thread creation in this share of CPU samples is what a hot method computes. */
     static final double EXPLAINS_HOTSPOT_SHARE = 0.05;
 
-    /** What started the threads, read from the starter's stack: each has its own cure. */
+    /**
+     * What started the threads, read from the starter's stack: each has its own cure. The per-task
+     * executor first: a thread it starts is its own, whoever's completion asked for it (the JDK
+     * HttpClient's sendAsync completes every response through it).
+     */
     enum Starter {
+        PER_TASK("CompletableFuture's async steps without an executor: with a common pool of fewer than 2 threads (2"
+                + " CPUs or fewer) the JDK starts a thread per task",
+                "Pass an executor sized for the work to supplyAsync/runAsync (and the *Async steps), or raise"
+                + " -Djava.util.concurrent.ForkJoinPool.common.parallelism.",
+                "java.util.concurrent.CompletableFuture$ThreadPerTaskExecutor."),
         HTTP_CLIENT("a new java.net.http.HttpClient per call: each starts its own selector thread and worker pool and keeps"
                 + " its own connection pool, so no connection is reused",
                 "Build one HttpClient and share it (it is thread-safe and pools its connections); close the ones built"
@@ -41,11 +50,6 @@ public final class ThreadChurnRule implements Rule {
         TIMER("a new java.util.Timer per call: each starts its own thread, which lives until the timer is cancelled",
                 "Share one ScheduledExecutorService (or the framework's scheduler) for delayed work, and cancel what you schedule.",
                 "java.util.Timer.<init>"),
-        PER_TASK("CompletableFuture's async steps without an executor: with a common pool of fewer than 2 threads (2"
-                + " CPUs or fewer) the JDK starts a thread per task",
-                "Pass an executor sized for the work to supplyAsync/runAsync (and the *Async steps), or raise"
-                + " -Djava.util.concurrent.ForkJoinPool.common.parallelism.",
-                "java.util.concurrent.CompletableFuture$ThreadPerTaskExecutor."),
         SPRING_SIMPLE_ASYNC("Spring's SimpleAsyncTaskExecutor, which starts a new thread for every task",
                 "Give @Async and the code that submits a ThreadPoolTaskExecutor (Spring Boot's auto-configured one, sized"
                 + " with spring.task.execution.pool.*) instead of a SimpleAsyncTaskExecutor; on JDK 21+ its virtual"
@@ -116,9 +120,19 @@ public final class ThreadChurnRule implements Rule {
         long count = (long) t.number(top, "count");
         // A pool number per start is a new executor per call; few pools, the same pool's workers replaced.
         boolean poolPerCall = starter == Starter.EXECUTOR && families * 2 >= count;
-        String what = !poolPerCall ? starter.what : "a new executor per call, each with its own threads";
+        // The JDK HttpClient's sendAsync hands each response to the default async executor, which no
+        // executor given to the client replaces (HttpClientImpl's ASYNC_POOL): a thread per call on 2 CPUs or fewer.
+        boolean clientAsync = starter == Starter.PER_TASK && stack.stream().anyMatch(f -> f.startsWith("jdk.internal.net.http."));
+        String what = poolPerCall ? "a new executor per call, each with its own threads"
+                : clientAsync ? starter.what + ": here the JDK HttpClient's sendAsync, which completes every response"
+                + " through that executor (Spring's RestClient and RestTemplate on the JDK client send this way)"
+                : starter.what;
         double startShare = ev.cpuShare(f -> f.startsWith("java.lang.Thread.start"));
-        Severity sev = perRequest >= PER_REQUEST_CRITICAL ? Severity.CRITICAL : Severity.WARN;
+        // A thread per request is critical when it costs: its start in the CPU profile, or what is built
+        // with it (a client, a pool, a timer per call). A cheap one is waste, not what slows the service.
+        boolean costly = !Double.isFinite(startShare) || startShare >= EXPLAINS_HOTSPOT_SHARE || poolPerCall
+                || starter == Starter.HTTP_CLIENT || starter == Starter.TIMER;
+        Severity sev = perRequest >= PER_REQUEST_CRITICAL && costly ? Severity.CRITICAL : Severity.WARN;
         Finding.Builder b = finding(sev).evidence(row)
                 .score(Math.max(sev == Severity.CRITICAL ? 0.7 : 0.4, Double.isFinite(startShare) ? startShare : 0))
                 .culprit(site)
@@ -133,7 +147,10 @@ public final class ThreadChurnRule implements Rule {
                         + " CPU, and whatever was built around it (a client, a pool, a timer) is built again with it. Pools exist"
                         + " so that a service under steady load starts none; here every request pays it, and threads that are"
                         + " never shut down pile up.")
-                .fix(starter.fix)
+                .fix(clientAsync ? "Raise -Djava.util.concurrent.ForkJoinPool.common.parallelism to 2 or more, so that the"
+                        + " JDK's default async executor is the common pool instead of a new thread per task (an executor given"
+                        + " to the HttpClient does not replace it), or make blocking calls with HttpClient.send."
+                        : starter.fix)
                 .confirm(ev.confirm(site.equals("?") ? "thread" : "trace " + Frames.classAndMethod(site) + " -n 3"))
                 .numbers(n.refs())
                 .explains("tail-latency").explains("thread-oversubscription");
