@@ -32,9 +32,12 @@ public final class PoolSizeRule implements Rule {
         boolean measured = ev.has("pools", "dbUsageMsMean");
         Optional<ColumnStats> usage = measured ? ev.stats("pools", "dbUsageMsMean") : ev.stats("requests", "p50Ms");
         if (usage.isEmpty()) return notAssessed("no usage time (pools#dbUsageMsMean or requests#p50Ms)");
-        // The busiest third of the run: the law must hold where the trouble was.
-        double throughput = Math.max(rps.get().lastThird(), rps.get().firstThird());
-        double usageMs = Math.max(usage.get().lastThird(), usage.get().firstThird());
+        // The busier of the first and last thirds: the law must hold where the trouble was. Rate and
+        // usage from the same third: the warm-up's long holds times the end's high rate is no moment's demand.
+        double demandLast = rps.get().lastThird() * usage.get().lastThird(), demandFirst = rps.get().firstThird() * usage.get().firstThird();
+        boolean last = Double.isNaN(demandFirst) || demandLast >= demandFirst;
+        double throughput = last ? rps.get().lastThird() : rps.get().firstThird();
+        double usageMs = last ? usage.get().lastThird() : usage.get().firstThird();
         double needed = throughput * usageMs / 1000;
         double size = total.get().max();
         double util = needed / size;

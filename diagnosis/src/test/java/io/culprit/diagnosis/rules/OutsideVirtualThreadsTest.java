@@ -27,7 +27,7 @@ class OutsideVirtualThreadsTest {
     void thePoolIsNamedAsTheQueueVirtualThreadsNoLongerCap() {
         Finding f = new PoolSizeRule().evaluate(ev);
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
-        assertThat(f.summary()).contains("pool has 10 (112 % utilised), 24 threads pending",
+        assertThat(f.summary()).contains("pool has 10 (98 % utilised), 24 threads pending",
                 "; requests spent 64 % of their time getting a connection; the container runs requests on virtual threads.");
         assertThat(f.explanation()).contains("the pool took over the role of the worker pool's maximum");
         assertThat(f.fix()).contains("a Semaphore around the data access");
