@@ -85,13 +85,7 @@ class OtherPoolsProbeTest {
         Probes p = Probes.ensure(ProbeContext.INST);
         Connection a = ds.getConnection();
         Connection b = ds.getConnection();
-        CompletableFuture<Connection> third = CompletableFuture.supplyAsync(() -> {
-            try {
-                return ds.getConnection();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<Connection> third = SqlWork.connectionLater(ds);
         Until.met(() -> number(row(p, library), "pending") == 1.0);
         assertThat(row(p, library)).containsEntry("active", 2.0).containsEntry("total", 2.0);
         Thread.sleep(60);  // the wait and the first lease last this long at least

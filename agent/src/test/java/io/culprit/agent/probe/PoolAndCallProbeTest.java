@@ -50,13 +50,7 @@ class PoolAndCallProbeTest {
         Probes p = Probes.ensure(ProbeContext.INST);
         Connection a = ds.getConnection();
         Connection b = ds.getConnection();
-        CompletableFuture<Connection> third = CompletableFuture.supplyAsync(() -> {
-            try {
-                return ds.getConnection();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<Connection> third = SqlWork.connectionLater(ds);
         Until.met(() -> pending(p) == 1.0);
         Map<String, Object> pool = onlyHikari(p);
         assertThat(pool).containsEntry("active", 2.0).containsEntry("pending", 1.0).containsEntry("total", 2.0);

@@ -24,6 +24,17 @@ final class SqlWork {
         }
     }
 
+    /** An acquire from {@code ds} on another thread: it waits there while the pool is exhausted. */
+    static java.util.concurrent.CompletableFuture<Connection> connectionLater(DataSource ds) {
+        return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return ds.getConnection();
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
     /** A prepared {@code CALL PAUSE(?)} of 150 ms (a slow statement), then a plain {@code SELECT 42}. */
     static void slowThenPlain(Connection con) throws SQLException {
         try (PreparedStatement ps = con.prepareStatement("CALL PAUSE(?)")) {
