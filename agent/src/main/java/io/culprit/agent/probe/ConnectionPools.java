@@ -112,20 +112,25 @@ final class ConnectionPools {
      * and {@code dbTotal}; NaN where a pool's getter could not be read.
      */
     void sample(Map<String, Double> row, long pendingMax) {
-        double active = 0, idle = 0, waiting = 0, total = 0;
+        double[] sum = new double[4];
         for (Object p : pools) {
-            Kind k = Kind.of(p);
-            Object r = k.reader(p);
-            double a = Reflect.number(r, k.active), d = Reflect.number(r, k.idle);
-            active += a;
-            idle += d;
-            waiting += Reflect.number(r, k.waiting);
-            total += k.total == null ? a + d : Reflect.number(r, k.total);
+            double[] r = read(p);
+            for (int i = 0; i < sum.length; i++) sum[i] += r[i];
         }
-        row.put("dbActive", active);
-        row.put("dbIdle", idle);
-        row.put("dbPending", Math.max(waiting, pendingMax));
-        row.put("dbTotal", total);
+        row.put("dbActive", sum[ACTIVE]);
+        row.put("dbIdle", sum[IDLE]);
+        row.put("dbPending", Math.max(sum[WAITING], pendingMax));
+        row.put("dbTotal", sum[TOTAL]);
+    }
+
+    private static final int ACTIVE = 0, IDLE = 1, WAITING = 2, TOTAL = 3;
+
+    /** One pool's {active, idle, waiting, total} now, through its library's getters (NaN where unreadable). */
+    private static double[] read(Object pool) {
+        Kind k = Kind.of(pool);
+        Object r = k.reader(pool);
+        double active = Reflect.number(r, k.active), idle = Reflect.number(r, k.idle);
+        return new double[] {active, idle, Reflect.number(r, k.waiting), k.total == null ? active + idle : Reflect.number(r, k.total)};
     }
 
     /** The rows of table {@code db-pools}. */
@@ -144,19 +149,15 @@ final class ConnectionPools {
 
     /** The live rows of the {@code pools} command, one per pool. */
     void describe(List<Map<String, Object>> rows) {
-        List<Map<String, Object>> out = new ArrayList<>();
         for (Object p : pools) {
-            Kind k = Kind.of(p);
-            Object r = k.reader(p);
+            double[] r = read(p);
             Map<String, Object> row = new LinkedHashMap<>();
-            row.put("pool", k.label + " " + k.name(p));
-            double a = Reflect.number(r, k.active), d = Reflect.number(r, k.idle);
-            row.put("active", a);
-            row.put("idle", d);
-            row.put("pending", Reflect.number(r, k.waiting));
-            row.put("total", k.total == null ? a + d : Reflect.number(r, k.total));
-            out.add(row);
+            row.put("pool", Kind.of(p).label + " " + Kind.of(p).name(p));
+            row.put("active", r[ACTIVE]);
+            row.put("idle", r[IDLE]);
+            row.put("pending", r[WAITING]);
+            row.put("total", r[TOTAL]);
+            rows.add(row);
         }
-        rows.addAll(out);
     }
 }

@@ -8,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@code pools}: JDBC pools (HikariCP, Tomcat's, DBCP2), the container's worker pool, executors and commons-pool2 pools, as the probes see them now. */
+/** {@code pools}: JDBC pools (HikariCP, Tomcat's, DBCP2, c3p0, Druid), the container's worker pool, executors and commons-pool2 pools, as the probes see them now. */
 public final class PoolsCommand implements Command {
 
     @Override
@@ -18,7 +18,7 @@ public final class PoolsCommand implements Command {
 
     @Override
     public String summary() {
-        return "connection, worker and object pools (HikariCP, tomcat-jdbc, DBCP2, Tomcat, Jetty, Undertow, executors, commons-pool2): active, idle, pending, max";
+        return "connection, worker and object pools (HikariCP, tomcat-jdbc, DBCP2, c3p0, Druid, Tomcat, Jetty, Undertow, executors, commons-pool2): active, idle, pending, max";
     }
 
     @Override
