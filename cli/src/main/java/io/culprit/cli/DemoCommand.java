@@ -9,6 +9,8 @@ import io.culprit.diagnosis.Diagnosis;
 import io.culprit.diagnosis.VerdictRenderer;
 import io.culprit.model.CaseFile;
 import io.culprit.model.Finding;
+import io.culprit.report.CaseDiff;
+import io.culprit.report.DiffRenderer;
 import io.culprit.report.HtmlReport;
 import java.io.IOException;
 import java.net.URI;
@@ -19,6 +21,8 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -36,6 +40,7 @@ import picocli.CommandLine.Parameters;
                 "  culprit demo                       # converter-rebuild",
                 "  culprit demo gc-pool-starvation",
                 "  culprit demo gc-pool-starvation --fixed   # the twin with the cause removed",
+                "  culprit demo timer-lock --twins    # the fault, then its fix, and the diff",
                 "  culprit lab --list                 # every scenario"})
 public final class DemoCommand implements Callable<Integer> {
 
@@ -60,37 +65,78 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--connections", description = "override the scenario's load: closed model, concurrent connections")
     Integer connections;
 
+    @Option(names = "--twins", description = "run the scenario, then its fixed twin (on the same lab when their JVM flags match), and diff the two")
+    boolean twins;
+
     @Override
     public Integer call() throws Exception {
         try {
             LabJar.locate().scenario(scenario);  // a bad name is one line, before anything starts
             if (seconds <= 0) throw new IllegalArgumentException("--duration must be at least 1 second, not " + seconds);
             if (warmupSeconds < 0) throw new IllegalArgumentException("--warmup must not be negative, not " + warmupSeconds);
+            if (twins && fixed) throw new IllegalArgumentException("--twins runs both twins: drop --fixed");
         } catch (IllegalArgumentException e) {
             System.err.println("culprit demo: " + e.getMessage());
             return 2;
         }
-        System.err.println("culprit demo: starting lab scenario '" + scenario + "'" + (fixed ? " (fixed)" : "") + " on the embedded database");
-        long t0 = System.nanoTime();
-        CaseFile cf;
-        Path labLog;
-        try (LabProcess lab = LabProcess.start(scenario, fixed, "h2", 0)) {
-            labLog = lab.log();
-            GroundTruth truth = lab.scenario();
-            System.err.printf("culprit demo: lab up in %.1f s, pid %d, %s%n", (System.nanoTime() - t0) / 1e9, lab.pid(), lab.baseUrl());
-            LiveDiagnosis.Plan plan = plan(lab, truth);
-            cf = new LiveDiagnosis(System.err).run(plan);
-            Diagnosis.Result result = Diagnosis.runAndWrite(cf);
-            System.out.print(VerdictRenderer.render(result));
-            System.out.println();
-            System.out.println("Ground truth (" + truth.name() + (fixed ? ", fixed twin" : "") + "): " + truth.title());
-            if (!fixed) System.out.println("  seeded cause: " + truth.json().path("rootCause").path("summary").asText());
-            System.out.println("Verdict: " + result.top().map(Finding::id).orElse("no problem found"));
-            System.out.println("Case file: " + cf.dir());
-            System.out.println("Report:    " + HtmlReport.write(cf));
+        List<Boolean> runs = twins ? List.of(false, true) : List.of(fixed);
+        List<Run> done = new ArrayList<>();
+        LabProcess lab = null;
+        try {
+            for (boolean f : runs) {
+                if (lab != null && lab.fixed() != f && lab.canSwitch()) {
+                    System.err.println("culprit demo: switching the lab to the " + (f ? "fixed" : "faulty") + " twin");
+                    lab.switchTo(f);
+                } else if (lab == null || lab.fixed() != f) {
+                    if (lab != null) stop(lab, done.get(done.size() - 1).cf.dir());
+                    lab = start(f);
+                }
+                done.add(diagnose(lab));
+            }
+        } finally {
+            if (lab != null) stop(lab, done.isEmpty() ? null : done.get(done.size() - 1).cf.dir());
         }
-        keepWithCase(labLog, cf.dir());
+        if (twins) {
+            Run before = done.get(0), after = done.get(1);
+            System.out.println();
+            System.out.print(DiffRenderer.text(CaseDiff.of(before.cf, before.result.findings(), after.cf, after.result.findings())));
+        }
         return 0;
+    }
+
+    /** One diagnosis and what it wrote. */
+    private record Run(CaseFile cf, Diagnosis.Result result) {
+    }
+
+    private LabProcess start(boolean fixedTwin) {
+        System.err.println("culprit demo: starting lab scenario '" + scenario + "'" + (fixedTwin ? " (fixed)" : "") + " on the embedded database");
+        long t0 = System.nanoTime();
+        LabProcess lab = LabProcess.start(scenario, fixedTwin, "h2", 0);
+        System.err.printf("culprit demo: lab up in %.1f s, pid %d, %s%n", (System.nanoTime() - t0) / 1e9, lab.pid(), lab.baseUrl());
+        return lab;
+    }
+
+    private Run diagnose(LabProcess lab) throws Exception {
+        GroundTruth truth = lab.scenario();
+        boolean fixedTwin = lab.fixed();
+        CaseFile cf = new LiveDiagnosis(System.err).run(plan(lab, truth));
+        Diagnosis.Result result = Diagnosis.runAndWrite(cf);
+        if (twins) System.out.println("== " + truth.name() + (fixedTwin ? " (fixed twin)" : "") + " ==");
+        System.out.print(VerdictRenderer.render(result));
+        System.out.println();
+        System.out.println("Ground truth (" + truth.name() + (fixedTwin ? ", fixed twin" : "") + "): " + truth.title());
+        if (!fixedTwin) System.out.println("  seeded cause: " + truth.json().path("rootCause").path("summary").asText());
+        System.out.println("Verdict: " + result.top().map(Finding::id).orElse("no problem found"));
+        System.out.println("Case file: " + cf.dir());
+        System.out.println("Report:    " + HtmlReport.write(cf));
+        return new Run(cf, result);
+    }
+
+    /** Stops the lab and keeps its output with the last case it served (none when a start failed). */
+    private static void stop(LabProcess lab, Path caseDir) {
+        Path labLog = lab.log();
+        lab.close();
+        if (caseDir != null) keepWithCase(labLog, caseDir);
     }
 
     /**
@@ -108,6 +154,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private LiveDiagnosis.Plan plan(LabProcess lab, GroundTruth truth) {
+        boolean fixed = lab.fixed();
         JsonNode load = truth.json().path("load");
         LiveDiagnosis.Plan p = new LiveDiagnosis.Plan();
         p.pid = lab.pid();

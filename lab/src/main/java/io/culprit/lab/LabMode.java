@@ -1,5 +1,7 @@
 package io.culprit.lab;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -8,7 +10,9 @@ import org.springframework.stereotype.Component;
 /**
  * Which fault is live. Every fault site asks {@link #faulty(Scenario)} on each request, so a fault
  * is active only in its own scenario and only until {@code fixed}. The mode can be flipped at
- * runtime (POST /lab/mode) so one process serves a scenario and its fixed twin back to back.
+ * runtime (POST /lab/mode) so one process serves a scenario and its fixed twin back to back. A flip
+ * stands for a redeploy of the fix: state only the faulty code kept (receipt-leak's archive) is
+ * dropped by the {@link #onSwitch} listeners, as a restart would drop it.
  */
 @Component
 public class LabMode {
@@ -17,6 +21,7 @@ public class LabMode {
 
     private volatile Scenario scenario;
     private volatile boolean fixed;
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
 
     public LabMode(@Value("${lab.scenario:healthy}") String scenario, @Value("${lab.fixed:false}") boolean fixed) {
         set(Scenario.of(scenario), fixed);
@@ -39,5 +44,11 @@ public class LabMode {
         this.scenario = scenario;
         this.fixed = fixed;
         log.info("lab scenario {}{}", scenario.slug(), fixed ? " (fixed)" : "");
+        listeners.forEach(Runnable::run);
+    }
+
+    /** Runs {@code listener} after every change of scenario or twin. */
+    public void onSwitch(Runnable listener) {
+        listeners.add(listener);
     }
 }

@@ -27,7 +27,7 @@ public final class LabProcess implements AutoCloseable {
     /** Where a lab started on port 0 writes the port it bound; null when the port was given. */
     private final Path portFile;
     private final GroundTruth scenario;
-    private final boolean fixed;
+    private volatile boolean fixed;
     private Path log;
 
     private LabProcess(Process process, int port, Path portFile, GroundTruth scenario, boolean fixed) {
@@ -197,6 +197,35 @@ public final class LabProcess implements AutoCloseable {
 
     public boolean fixed() {
         return fixed;
+    }
+
+    /**
+     * Whether this process can serve the other twin without a restart: it can when both twins
+     * run with the same JVM flags (gc-pool-starvation's differ: the fix is the heap size).
+     */
+    public boolean canSwitch() {
+        return scenario.jvmArgs(true).equals(scenario.jvmArgs(false));
+    }
+
+    /** Flips the running lab to the faulty or the fixed twin (POST /lab/mode), as a redeploy of the fix would. */
+    public void switchTo(boolean fixed) {
+        if (!canSwitch()) throw new IllegalStateException(scenario.name() + "'s twins run with different JVM flags: start the other twin");
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create(baseUrl() + "/lab/mode?scenario=" + scenario.name() + "&fixed=" + fixed)
+                    .toURL().openConnection();
+            c.setRequestMethod("POST");
+            c.setConnectTimeout(2_000);
+            c.setReadTimeout(10_000);
+            try {
+                int code = c.getResponseCode();
+                if (code != 200) throw new IllegalStateException("the lab refused to switch to the " + (fixed ? "fixed" : "faulty") + " twin: HTTP " + code);
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot switch the lab's twin: " + e.getMessage(), e);
+        }
+        this.fixed = fixed;
     }
 
     /** The file holding the child's output, or null when it was forwarded elsewhere. */

@@ -46,6 +46,10 @@ public class Receipts {
     public Receipts(Orders orders, LabMode mode) {
         this.orders = orders;
         this.mode = mode;
+        // The fault's archive is the leak itself: a service redeployed with the fix starts without it.
+        mode.onSwitch(() -> {
+            if (!mode.faulty(Scenario.RECEIPT_LEAK)) archive.clear();
+        });
     }
 
     /** Renders the order's receipt and archives it under a new number. */
