@@ -207,6 +207,34 @@ public final class Evidence {
     }
 
     /**
+     * The database the service's statements went to: the product its driver reported for the
+     * statement with the most time (calls#database), else the driver whose frames a blocked
+     * statement's stack shows (db-waits), else {@link Database#UNKNOWN}.
+     */
+    public Database database() {
+        Optional<Table> calls = rows("calls");
+        if (calls.isPresent()) {
+            Table t = calls.get();
+            int top = -1;
+            for (int i = 0; i < t.rows().size(); i++) {
+                if (!"sql".equals(t.text(i, "kind")) || text(t, i, "database").isEmpty()) continue;
+                if (top < 0 || t.number(i, "totalMs") > t.number(top, "totalMs")) top = i;
+            }
+            if (top >= 0) return Database.ofProduct(t.text(top, "database"));
+        }
+        Optional<Table> waits = rows("db-waits");
+        if (waits.isPresent()) {
+            Table t = waits.get();
+            for (int i = 0; i < t.rows().size(); i++) {
+                Database d = Database.ofFrame(text(t, i, "lockFrame"));
+                for (String frame : stack(t, i, "stack")) d = d != Database.UNKNOWN ? d : Database.ofFrame(frame);
+                if (d != Database.UNKNOWN) return d;
+            }
+        }
+        return Database.UNKNOWN;
+    }
+
+    /**
      * Whether the agent saw the servlet container start requests on virtual threads (series
      * pools#containerVirtual): no worker pool bounds the requests in flight, and a thread is made
      * per request, so per-thread caches hold nothing from one request to the next.

@@ -130,4 +130,24 @@ class EvidenceTest {
         assertThat(s.max()).isEqualTo(9.0);
         assertThat(ev.stats("s", "missing")).isEmpty();
     }
+
+    @Test
+    void theDatabaseIsTheProductTheDriverReportedElseTheDriverOnABlockedStack() throws Exception {
+        Evidence reported = CaseBuilder.in(dir.resolve("a"), 10, 2).table("calls",
+                row("kind", "sql", "target", "SELECT 1", "totalMs", 10.0, "database", "PostgreSQL"),
+                row("kind", "sql", "target", "SELECT owner FROM accounts", "totalMs", 900.0, "database", "MariaDB"),
+                row("kind", "http", "target", "GET http://127.0.0.1/x", "totalMs", 5000.0)).evidence();
+        assertThat(reported.database()).isEqualTo(Database.MARIADB);
+
+        Evidence blocked = CaseBuilder.in(dir.resolve("b"), 10, 2)
+                .table("calls", row("kind", "sql", "target", "UPDATE t SET n = n + 1", "totalMs", 900.0))
+                .table("db-waits", row("caller", "a.B.c", "method", "executeUpdate", "lockFrame", "",
+                        "stack", java.util.List.of("jdk.internal.misc.Unsafe.park", "org.h2.mvstore.tx.Transaction.waitFor:1", "a.B.c:3")))
+                .evidence();
+        assertThat(blocked.database()).isEqualTo(Database.H2);
+        assertThat(CaseBuilder.in(dir.resolve("c"), 10, 2).evidence().database()).isEqualTo(Database.UNKNOWN);
+        assertThat(Database.ofProduct("Microsoft SQL Server")).isEqualTo(Database.SQLSERVER);
+        assertThat(Database.ofProduct("Oracle")).isEqualTo(Database.ORACLE);
+        assertThat(Database.ofProduct("MySQL")).isEqualTo(Database.MYSQL);
+    }
 }

@@ -166,14 +166,14 @@ final class CallProbe {
             @Override
             void executed(long end, long start, Object self, Object sqlArg, Throwable thrown) {
                 String sql = prepared.get(self);
-                record(end, sql == null ? stats("sql", "(prepared statement)") : sqlStats(sql), sql, start, thrown);
+                record(end, sql == null ? stats("sql", "(prepared statement)") : sqlStats(sql, self), sql, start, thrown);
             }
         });
         h.add(new SqlHook("(Ljava/lang/String;", Hook.TIMED | Hook.ARG0) {
             @Override
             void executed(long end, long start, Object self, Object sqlArg, Throwable thrown) {
                 String sql = sqlArg instanceof String ? (String) sqlArg : null;
-                record(end, sql == null ? stats("sql", SqlText.normalizeCached(null)) : sqlStats(sql), sql, start, thrown);
+                record(end, sql == null ? stats("sql", SqlText.normalizeCached(null)) : sqlStats(sql, self), sql, start, thrown);
             }
         });
         return h;
@@ -271,12 +271,32 @@ final class CallProbe {
     }
 
     /** The stats of raw statement text {@code sql}, normalized once per distinct text while the map has room. */
-    private CallStats sqlStats(String sql) {
+    private CallStats sqlStats(String sql, Object statement) {
         CallStats s = bySql.get(sql);
         if (s != null) return s;
         s = stats("sql", SqlText.normalizeCached(sql));
+        if (s.database == null) s.database = databaseOf(statement);
         if (bySql.size() < SQL_KEPT) bySql.putIfAbsent(sql, s);
         return s;
+    }
+
+    /** True while a thread asks a driver for its product: a driver that asks its server must not recurse here. */
+    private volatile boolean askingDatabase;
+
+    /**
+     * The product name the statement's driver reports ({@code DatabaseMetaData.getDatabaseProductName}),
+     * or "". Once per distinct statement text, never per call; reflective, as the application's
+     * driver classes are not ours to link against.
+     */
+    private String databaseOf(Object statement) {
+        if (askingDatabase) return "";
+        askingDatabase = true;
+        try {
+            Object name = Reflect.call(Reflect.call(Reflect.call(statement, "getConnection"), "getMetaData"), "getDatabaseProductName");
+            return name instanceof String ? (String) name : "";
+        } finally {
+            askingDatabase = false;
+        }
     }
 
     /**

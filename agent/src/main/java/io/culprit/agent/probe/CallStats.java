@@ -17,6 +17,12 @@ final class CallStats {
     final int index;
     /** Where the target was first called from. */
     final CallSite site;
+    /**
+     * A statement's database product as its driver names it ("PostgreSQL", "MariaDB", "H2"), read
+     * once at the statement's first execution so that advice can speak the database's dialect;
+     * "" when unknown or not SQL. Set once, racily: every writer writes the same answer.
+     */
+    volatile String database;
     private final Histogram us = new Histogram(3);
     private long slow;
     private long errors;
@@ -68,6 +74,7 @@ final class CallStats {
         r.put("perRequest", requests > 0 ? (double) count / requests : null);
         r.put("caller", site.caller);
         r.put("callPath", site.path);
+        if (database != null && !database.isEmpty()) r.put("database", database);
         return r;
     }
 }

@@ -149,6 +149,9 @@ class PoolAndCallProbeTest {
         Map<String, Object> fast = rows.stream().filter(r -> "SELECT ? FROM DUAL WHERE ? = ?".equals(r.get("target")))
                 .findFirst().orElseThrow();
         assertThat(fast).containsEntry("count", 5L).containsEntry("slowCount", 0L);
+        // The product the driver reports, read once per statement, so that advice speaks H2's dialect.
+        assertThat(slow).containsEntry("database", "H2");
+        assertThat(fast).containsEntry("database", "H2");
         // One connection at a time in a pool of two: nobody waited, in any window since.
         Until.met(() -> windows(p) > measured);
         double[] pending = p.windows.series("pools").column("dbPending").orElseThrow();

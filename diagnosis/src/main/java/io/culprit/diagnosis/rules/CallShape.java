@@ -1,5 +1,6 @@
 package io.culprit.diagnosis.rules;
 
+import io.culprit.diagnosis.Database;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,22 +27,23 @@ final class CallShape {
 
     private CallShape() { }
 
-    /** The cure this call's command or statement calls for, or null when nothing specific is known. */
-    static String fix(String kind, String target) {
+    /** The cure this call's command or statement calls for, in {@code db}'s dialect for SQL; null when nothing specific is known. */
+    static String fix(String kind, String target, Database db) {
         if (target == null || kind == null) return null;
         switch (kind.toLowerCase(Locale.ROOT)) {
             case "redis": return redis(command(target));
-            case "sql": return sql(target.toLowerCase(Locale.ROOT));
+            case "sql": return sql(target.toLowerCase(Locale.ROOT), db);
             case "dns": return dns(target);
             default: return null;
         }
     }
 
     /** A database-side check for a slow statement: its plan. Null for other calls. */
-    static String databaseConfirm(String kind, String target) {
+    static String databaseConfirm(String kind, String target, Database db) {
         if (!"sql".equalsIgnoreCase(kind) || target == null || !target.trim().toLowerCase(Locale.ROOT).startsWith("select")) return null;
         String sql = target.trim();
-        return "in the database: EXPLAIN (ANALYZE, BUFFERS) " + (sql.length() > 200 ? sql.substring(0, 197) + "..." : sql) + " with real values";
+        return "in " + (db == Database.UNKNOWN ? "the database" : db.label) + ": "
+                + db.plan(sql.length() > 200 ? sql.substring(0, 197) + "..." : sql) + " with real values";
     }
 
     private static String command(String target) {
@@ -83,7 +85,7 @@ final class CallShape {
                 + " InetAddress.getLocalHost() resolves the machine's own name each time its cache entry expires, so read it once.";
     }
 
-    private static String sql(String sql) {
+    private static String sql(String sql, Database db) {
         String s = sql.trim();
         if (!s.startsWith("select")) return null;
         Matcher from = FROM.matcher(s);
@@ -93,13 +95,14 @@ final class CallShape {
         Matcher f = FILTER.matcher(s.substring(from.end()));
         while (f.find()) columns.add(f.group(1));
         if (columns.isEmpty()) {
-            return "Read its plan (EXPLAIN ANALYZE): without a WHERE clause on " + table + " it reads the whole table each time;"
+            return "Read its plan (" + db.planName() + "): without a WHERE clause on " + table + " it reads the whole table each time;"
                     + " count or aggregate incrementally, cache the result, or bound it (LIMIT, a time range).";
         }
         List<String> cols = new ArrayList<>(columns);
-        return "Read its plan (EXPLAIN ANALYZE): a sequential scan of " + table + " means no index serves the filter; index the"
-                + " filtered column" + (cols.size() > 1 ? "s" : "") + " (CREATE INDEX ON " + table + " (" + String.join(", ", cols)
-                + ")), or, if an index exists and is not used, compare the column's type with the parameter's and refresh"
-                + " the statistics (ANALYZE " + table + ").";
+        return "Read its plan (" + db.planName() + "): a full scan of " + table + " means no index serves the filter; index the"
+                + " filtered column" + (cols.size() > 1 ? "s" : "") + " (" + db.createIndex(table, cols)
+                + "), or, if an index exists and is not used, compare the column's type with the parameter's and refresh"
+                + " the statistics (" + db.refreshStatistics(table) + "); if the plan already uses an index, the time is"
+                + " the database's own (a function, a lock, a busy server), not the plan's.";
     }
 }

@@ -89,7 +89,7 @@ public final class ChattyCallsRule implements Rule {
                 .fix(lazy != null ? "The association to " + lazy[0] + " is LAZY and read for every item: fetch it with the query"
                         + " that loads the list (JOIN FETCH, @EntityGraph), or batch the loads (@BatchSize on the association,"
                         + " hibernate.default_batch_fetch_size), or select only the columns the response needs (a DTO projection)."
-                        : fix(kind, target) + slowEach(kind, target, meanMs))
+                        : fix(kind, target) + slowEach(ev, kind, target, meanMs))
                 .confirm(ev.confirm(confirm(located ? (path.isEmpty() ? caller : path) : null)));
         // Each lazy load also builds its entity: the ORM's CPU is this loop's.
         if (lazy != null) b.explains("orm-cpu");
@@ -133,8 +133,8 @@ public final class ChattyCallsRule implements Rule {
     static final double SLOW_EACH_MS = 2;
 
     /** " Each call alone takes 6.5 ms: read its plan …" for a repeated SELECT that is slow by itself; else "". */
-    private static String slowEach(String kind, String target, double meanMs) {
-        String plan = meanMs >= SLOW_EACH_MS ? CallShape.fix(kind, target) : null;
+    private static String slowEach(Evidence ev, String kind, String target, double meanMs) {
+        String plan = meanMs >= SLOW_EACH_MS ? CallShape.fix(kind, target, ev.database()) : null;
         return plan == null ? "" : " Each call alone takes " + Fmt.ms(meanMs) + ": " + Character.toLowerCase(plan.charAt(0)) + plan.substring(1);
     }
 

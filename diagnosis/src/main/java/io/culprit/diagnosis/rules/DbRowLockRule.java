@@ -60,7 +60,7 @@ public final class DbRowLockRule implements Rule {
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription")
                 .explanation(EXPLANATION).fix(FIX)
-                .confirm("psql: SELECT pid, wait_event_type, query FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+                .confirm(ev.database().lockWaits());
         String summary = "locking statement " + SlowCallsRule.quote(target) + " takes " + n.tag(Fmt.pct(share), "tables/calls#" + top)
                 + " of request time (P99 " + n.tag(Fmt.ms(t.number(top, "p99Ms")), "tables/calls#" + top) + ")";
         if (across < 0) {
@@ -147,7 +147,7 @@ public final class DbRowLockRule implements Rule {
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription")
                 .explanation(EXPLANATION).fix(FIX)
-                .confirm("psql: SELECT pid, wait_event_type, query FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                .confirm(ev.database().lockWaits())
                 .build();
     }
 
@@ -190,8 +190,7 @@ public final class DbRowLockRule implements Rule {
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription").explains("lock-contention")
                 .explanation(EXPLANATION).fix(FIX)
-                .confirm(ev.confirm("stack " + stackTarget(caller)) + "; PostgreSQL: SELECT pid, wait_event_type, query"
-                        + " FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                .confirm(ev.confirm("stack " + stackTarget(caller)) + "; " + ev.database().lockWaits())
                 .build();
     }
 

@@ -320,7 +320,7 @@ public final class LockContentionRule implements Rule {
     /** The cure for the statement the pool's connections are busy with (row {@code row} of calls, or -1), and a space. */
     private static String statementFix(Evidence ev, int row) {
         if (row < 0) return "";
-        String shaped = CallShape.fix("sql", ev.rows("calls").orElseThrow().text(row, "target"));
+        String shaped = CallShape.fix("sql", ev.rows("calls").orElseThrow().text(row, "target"), ev.database());
         return (shaped != null ? shaped : "Make the statement the connections are busy with cheaper (its plan, an index, a smaller result).") + " ";
     }
 

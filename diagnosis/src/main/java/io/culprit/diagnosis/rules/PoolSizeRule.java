@@ -50,7 +50,11 @@ public final class PoolSizeRule implements Rule {
         if (util < RULED_OUT_UTILISATION) {
             return b.summary(law + ": the pool is not undersized.").numbers(n.refs()).build();
         }
-        double pending = ev.stats("pools", "dbPending").map(ColumnStats::max).orElse(0.0);
+        Optional<ColumnStats> pendingStats = ev.stats("pools", "dbPending");
+        double pending = pendingStats.map(ColumnStats::max).orElse(0.0);
+        // Waiters in the third the law was read from: a pool as busy as the load's own concurrency
+        // (64 users, 64 connections) is full without anyone queueing, and a warm-up's waiter is no queue.
+        boolean waitedThen = pendingStats.map(p -> !((last ? p.lastThird() : p.firstThird()) == 0)).orElse(true);
         String cpuBound = CpuBoundPool.clause(ev, n);
         if (cpuBound != null) {
             return b.severity(Severity.INFO).score(0.1)
@@ -60,7 +64,7 @@ public final class PoolSizeRule implements Rule {
                     .numbers(n.refs()).explanation(CpuBoundPool.EXPLANATION).fix(CpuBoundPool.FIX)
                     .confirm(ev.confirm("monitor " + DbPool.of(ev).acquire + " -c 5")).build();
         }
-        boolean undersized = util >= UNDERSIZED_UTILISATION && pending >= 1;
+        boolean undersized = util >= UNDERSIZED_UTILISATION && pending >= 1 && waitedThen;
         double waitShare = PoolStarvationRule.waitShare(ev);
         Severity sev = undersized && waitShare >= PoolStarvationRule.WAIT_SHARE_CRITICAL ? Severity.CRITICAL
                 : undersized ? Severity.WARN : Severity.INFO;
@@ -68,7 +72,8 @@ public final class PoolSizeRule implements Rule {
         boolean virtual = ev.onVirtualThreads();
         return b.severity(sev).score(Math.min(1, util) * (sev == Severity.CRITICAL ? 0.9 : 0.5))
                 .summary(law + " (" + n.tag(Fmt.pct(util), "series/pools#dbTotal") + " utilised)"
-                        + (pending >= 1 ? ", " + n.tag(Fmt.num(pending), "series/pools#dbPending") + " threads pending" : "")
+                        + (pending >= 1 ? ", " + n.tag(Fmt.num(pending), "series/pools#dbPending") + " threads pending"
+                        + (waitedThen ? "" : " at most, none in the " + (last ? "last" : "first") + " third of the run, where the law was read") : "")
                         + (undersized && waitShare >= PoolStarvationRule.WAIT_SHARE_WARN ? "; requests spent "
                         + n.tag(Fmt.pct(waitShare), "series/pools#dbAcquireMsTotal") + " of their time getting a connection" : "")
                         + (virtual ? "; the container runs requests on virtual threads" : "") + ".")

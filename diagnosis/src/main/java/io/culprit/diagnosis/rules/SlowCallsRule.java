@@ -88,9 +88,9 @@ public final class SlowCallsRule implements Rule {
                 .explains("thread-oversubscription")
                 .explanation("Request threads wait on this dependency; throughput is capped at threads ÷ call time."
                         + " If the process is CPU-saturated, call times include client-side CPU wait: fix that first.")
-                .fix(or(CallShape.fix(kind, target), "Make the call cheaper (index, smaller result, batching, caching) or take it off"
+                .fix(or(CallShape.fix(kind, target, ev.database()), "Make the call cheaper (index, smaller result, batching, caching) or take it off"
                         + " the request path; check the dependency's own timing to split network, server and client time."))
-                .confirm(withDatabase(ev.confirm("trace " + traceTarget(t, top) + " '#cost > " + (long) threshold(kind) + "'"), kind, target))
+                .confirm(withDatabase(ev, ev.confirm("trace " + traceTarget(t, top) + " '#cost > " + (long) threshold(kind) + "'"), kind, target))
                 .build();
     }
 
@@ -122,10 +122,10 @@ public final class SlowCallsRule implements Rule {
                 .explains("tail-latency").explains("thread-oversubscription").explains("pool-starvation").explains("pool-size")
                 .explanation("Each call passes for normal on its own, but the requests do little else: their latency is"
                         + " this dependency's, and each request thread serves at most one request per call time.")
-                .fix(or(CallShape.fix(kind, target), "Speed up or cache the dependency's answer, batch calls across requests, make"
+                .fix(or(CallShape.fix(kind, target, ev.database()), "Speed up or cache the dependency's answer, batch calls across requests, make"
                         + " the call concurrently with the request's other work, or take it off the request path. If the dependency"
                         + " cannot answer faster, neither can this service."))
-                .confirm(withDatabase(ev.confirm("trace " + traceTarget(t, row) + " '#cost > " + (long) (t.number(row, "p99Ms") / 2) + "'"),
+                .confirm(withDatabase(ev, ev.confirm("trace " + traceTarget(t, row) + " '#cost > " + (long) (t.number(row, "p99Ms") / 2) + "'"),
                         kind, target))
                 .build();
     }
@@ -134,8 +134,8 @@ public final class SlowCallsRule implements Rule {
         return specific != null ? specific : generic;
     }
 
-    private static String withDatabase(String confirm, String kind, String target) {
-        String db = CallShape.databaseConfirm(kind, target);
+    private static String withDatabase(Evidence ev, String confirm, String kind, String target) {
+        String db = CallShape.databaseConfirm(kind, target, ev.database());
         return db == null ? confirm : confirm + "; " + db;
     }
 

@@ -2,31 +2,45 @@ package io.culprit.diagnosis.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.culprit.diagnosis.Database;
 import org.junit.jupiter.api.Test;
 
 class CallShapeTest {
 
     @Test
     void aSlowSelectIsReadFromItsPlanWithTheTableAndTheColumnsItFiltersOn() {
-        assertThat(CallShape.fix("sql", "select count(*) from people where email = ?"))
-                .contains("a sequential scan of people", "CREATE INDEX ON people (email)", "ANALYZE people");
-        assertThat(CallShape.fix("sql", "select o.id, o.total from orders o where o.customer_id = ? and o.created_at > ? order by o.id"))
+        assertThat(CallShape.fix("sql", "select count(*) from people where email = ?", Database.POSTGRESQL))
+                .contains("a full scan of people", "CREATE INDEX ON people (email)", "ANALYZE people");
+        assertThat(CallShape.fix("sql", "select o.id, o.total from orders o where o.customer_id = ? and o.created_at > ? order by o.id", Database.UNKNOWN))
                 .contains("CREATE INDEX ON orders (customer_id, created_at)");
-        assertThat(CallShape.fix("sql", "SELECT * FROM audit_log")).contains("without a WHERE clause on audit_log it reads the whole table");
-        assertThat(CallShape.databaseConfirm("sql", "select count(*) from people where email = ?"))
+        assertThat(CallShape.fix("sql", "SELECT * FROM audit_log", Database.UNKNOWN)).contains("without a WHERE clause on audit_log it reads the whole table");
+        assertThat(CallShape.databaseConfirm("sql", "select count(*) from people where email = ?", Database.UNKNOWN))
                 .isEqualTo("in the database: EXPLAIN (ANALYZE, BUFFERS) select count(*) from people where email = ? with real values");
         // Writes have their own rule (db-row-lock); nothing is guessed for them here.
-        assertThat(CallShape.fix("sql", "update stock set qty = ? where sku = ?")).isNull();
-        assertThat(CallShape.databaseConfirm("sql", "update stock set qty = ? where sku = ?")).isNull();
+        assertThat(CallShape.fix("sql", "update stock set qty = ? where sku = ?", Database.MARIADB)).isNull();
+        assertThat(CallShape.databaseConfirm("sql", "update stock set qty = ? where sku = ?", Database.MARIADB)).isNull();
+    }
+
+    /** A service on MariaDB was told EXPLAIN (ANALYZE, BUFFERS), which MariaDB rejects, and an unnamed index, which it needs named. */
+    @Test
+    void theAdviceSpeaksTheDatabasesDialect() {
+        String sql = "select owner, balance from accounts where owner_id = ?";
+        assertThat(CallShape.fix("sql", sql, Database.MARIADB)).contains("(ANALYZE FORMAT=JSON)",
+                "CREATE INDEX idx_accounts_owner_id ON accounts (owner_id)", "ANALYZE TABLE accounts");
+        assertThat(CallShape.databaseConfirm("sql", sql, Database.MARIADB)).isEqualTo("in MariaDB: ANALYZE FORMAT=JSON " + sql + " with real values");
+        assertThat(CallShape.fix("sql", sql, Database.MYSQL)).contains("(EXPLAIN ANALYZE)", "CREATE INDEX idx_accounts_owner_id ON accounts");
+        assertThat(CallShape.fix("sql", sql, Database.H2)).contains("CREATE INDEX ON accounts (owner_id)", "ANALYZE TABLE accounts");
+        assertThat(CallShape.fix("sql", sql, Database.SQLSERVER)).contains("UPDATE STATISTICS accounts");
+        assertThat(CallShape.databaseConfirm("sql", sql, Database.POSTGRESQL)).startsWith("in PostgreSQL: EXPLAIN (ANALYZE, BUFFERS) select");
     }
 
     @Test
     void redisCommandsThatWalkEverythingGetTheirOwnCure() {
-        assertThat(CallShape.fix("redis", "KEYS")).startsWith("KEYS walks the whole keyspace").contains("SCAN");
-        assertThat(CallShape.fix("redis", "hgetall")).startsWith("HGETALL returns the whole collection").contains("HSCAN");
-        assertThat(CallShape.fix("redis", "DEL")).contains("UNLINK");
-        assertThat(CallShape.fix("redis", "GET")).isNull();
-        assertThat(CallShape.fix("http", "GET http://127.0.0.1:8080/x")).isNull();
-        assertThat(CallShape.fix("dns", "lookup orders.internal")).startsWith("Resolve the name once").contains("networkaddress.cache.ttl");
+        assertThat(CallShape.fix("redis", "KEYS", Database.UNKNOWN)).startsWith("KEYS walks the whole keyspace").contains("SCAN");
+        assertThat(CallShape.fix("redis", "hgetall", Database.UNKNOWN)).startsWith("HGETALL returns the whole collection").contains("HSCAN");
+        assertThat(CallShape.fix("redis", "DEL", Database.UNKNOWN)).contains("UNLINK");
+        assertThat(CallShape.fix("redis", "GET", Database.UNKNOWN)).isNull();
+        assertThat(CallShape.fix("http", "GET http://127.0.0.1:8080/x", Database.UNKNOWN)).isNull();
+        assertThat(CallShape.fix("dns", "lookup orders.internal", Database.UNKNOWN)).startsWith("Resolve the name once").contains("networkaddress.cache.ttl");
     }
 }

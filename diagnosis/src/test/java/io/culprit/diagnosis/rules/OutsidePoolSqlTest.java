@@ -30,6 +30,10 @@ import org.junit.jupiter.api.Test;
  * 28, the pools' series now read for Tomcat's pool too). Requests wait at the pool, yet half its
  * connections are free: the waiters wait for a core. Lock-contention (Tomcat) and pool-size
  * (HikariCP, "97 % utilised") named the pool; it is where a service at its CPU capacity queues.
+ * <li>Jetty and HikariCP over MariaDB (session 29): a statement of 25 ms in the database, 64 users. A
+ * pool of 10 is too small; its twin of 64 is as busy as the load's 64 users and read pool-size WARN
+ * "98 % utilised, 1 thread pending" from one warm-up waiter, and the statement's advice was
+ * PostgreSQL's ({@code EXPLAIN (ANALYZE, BUFFERS)}, an unnamed index), which MariaDB rejects.
  * </ul>
  */
 class OutsidePoolSqlTest {
@@ -111,5 +115,21 @@ class OutsidePoolSqlTest {
         assertThat(size.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(size.confirm()).contains("monitor org.apache.tomcat.jdbc.pool.ConnectionPool getConnection -c 5");
         assertThat(new PoolStarvationRule().evaluate(ev).confirm()).contains("watch org.apache.tomcat.jdbc.pool.ConnectionPool getConnection");
+    }
+
+    @Test
+    void aPoolTooSmallOnMariaDbIsNamedAndItsTwinAsBusyAsTheLoadIsNot() {
+        Finding small = new PoolSizeRule().evaluate(Fixtures.evidence("outside-mariadb-pool-small"));
+        assertThat(small.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(small.summary()).startsWith("Little's Law: 415 rps × 25.7 ms usage = 10.7 connections busy on average, pool has 10");
+
+        Evidence sized = Fixtures.evidence("outside-mariadb-pool-small-fixed");
+        Finding pool = new PoolSizeRule().evaluate(sized);
+        assertThat(pool.severity()).isEqualTo(Severity.INFO);
+        assertThat(pool.summary()).contains("pool has 64 (98 % utilised), 1 threads pending at most, none in the last third of the run");
+        Finding slow = new SlowCallsRule().evaluate(sized);
+        assertThat(slow.fix()).contains("(ANALYZE FORMAT=JSON)", "CREATE INDEX idx_blind19_accounts_id ON blind19_accounts (id)",
+                "ANALYZE TABLE blind19_accounts").doesNotContain("BUFFERS");
+        assertThat(slow.confirm()).contains("in MariaDB: ANALYZE FORMAT=JSON SELECT owner, balance");
     }
 }
