@@ -40,13 +40,7 @@ public final class DbRowLockRule implements Rule {
         if (fromWaits != null && fromWaits.isProblem()) return fromWaits;
         if (calls.isEmpty()) return fromWaits != null ? fromWaits : notAssessed("no table db-locks, calls or db-waits");
         Table t = calls.get();
-        int top = -1;
-        for (int i = 0; i < t.rows().size(); i++) {
-            if (!"sql".equalsIgnoreCase(t.text(i, "kind"))) continue;
-            String sql = String.valueOf(t.text(i, "target")).toLowerCase(Locale.ROOT);
-            if (!LOCKING.matcher(sql).find() || !(t.number(i, "p99Ms") >= SlowCallsRule.SQL_SLOW_MS)) continue;
-            if (top < 0 || t.number(i, "shareOfRequestTime") > t.number(top, "shareOfRequestTime")) top = i;
-        }
+        int top = slowLocking(t);
         Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
         if (top < 0 && fromWaits != null) return fromWaits;
         if (top < 0) return b.summary("no locking SQL statement over " + Fmt.ms(SlowCallsRule.SQL_SLOW_MS) + " at P99.").build();
@@ -69,20 +63,39 @@ public final class DbRowLockRule implements Rule {
         }
         // The lock is held for as long as the transaction that took it: here across a remote call.
         String ref = "tables/calls#" + across;
-        String caller = t.text(across, "caller");
-        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : sev).score(Math.max(share, 0.5)).culprit(caller).evidence(ref)
-                .summary(summary + SlowCallsRule.calledFrom(t, top) + "; the same code then calls " + t.text(across, "kind") + " "
-                        + SlowCallsRule.quote(t.text(across, "target")) + " at " + caller + " ("
-                        + n.tag(Fmt.ms(t.number(across, "totalMs") / t.number(across, "count")), ref) + " a call) while holding its"
-                        + " connection: the row stays locked across that call, and every request for the row waits for the others'"
-                        + " calls in turn.")
+        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : sev).score(Math.max(share, 0.5)).culprit(t.text(across, "caller"))
+                .evidence(ref).summary(summary + SlowCallsRule.calledFrom(t, top) + acrossClause(t, across, n))
                 .numbers(n.refs())
                 .explains("connection-held")
-                .fix("Take the remote call out of the transaction that locks the row: make it before SELECT ... FOR UPDATE"
-                        + " (or after commit), so the lock is held only from the locking statement to its update and commit;"
-                        + " or drop the pessimistic lock for an optimistic one (a version column, UPDATE ... WHERE version = ?).")
+                .fix(ACROSS_FIX)
                 .build();
     }
+
+    /** The slowest-by-share locking statement with a P99 over the SQL threshold, or -1. */
+    private static int slowLocking(Table t) {
+        int top = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!"sql".equalsIgnoreCase(t.text(i, "kind"))) continue;
+            String sql = String.valueOf(t.text(i, "target")).toLowerCase(Locale.ROOT);
+            if (!LOCKING.matcher(sql).find() || !(t.number(i, "p99Ms") >= SlowCallsRule.SQL_SLOW_MS)) continue;
+            if (top < 0 || t.number(i, "shareOfRequestTime") > t.number(top, "shareOfRequestTime")) top = i;
+        }
+        return top;
+    }
+
+    /** "; the same code then calls http … at … (17 ms a call) while holding its connection: …". */
+    private static String acrossClause(Table t, int across, Numbers n) {
+        String ref = "tables/calls#" + across;
+        return "; the same code then calls " + t.text(across, "kind") + " " + SlowCallsRule.quote(t.text(across, "target")) + " at "
+                + t.text(across, "caller") + " (" + n.tag(Fmt.ms(t.number(across, "totalMs") / t.number(across, "count")), ref)
+                + " a call) while holding its connection: the row stays locked across that call, and every request for the row"
+                + " waits for the others' calls in turn.";
+    }
+
+    private static final String ACROSS_FIX = "Take the remote call out of the transaction that locks the row: make it before the"
+            + " locking statement (or after commit), so the lock is held only from the locking statement to its commit;"
+            + " or move the locking statement to the end of the transaction, or drop the pessimistic lock for an optimistic one"
+            + " (a version column, UPDATE ... WHERE version = ?).";
 
     /** A held call takes at least this share of its time with a pooled connection held: made inside the transaction. */
     static final double HELD_SHARE = 0.5;
@@ -101,7 +114,9 @@ public final class DbRowLockRule implements Rule {
             if ("sql".equalsIgnoreCase(t.text(i, "kind")) || !(t.number(i, "heldMs") >= HELD_SHARE * t.number(i, "totalMs"))) continue;
             java.util.List<String> path = methods(Evidence.text(t, i, "callPath"), Evidence.text(t, i, "caller"));
             // The locking statement's own method, or the one calling both (a @Transactional service method).
+            // Or the locking statement's method calls the client's (FraudClient.check ← OrderNumbers.place).
             boolean sameCode = !path.isEmpty() && (path.get(0).equals(lockPath.get(0))
+                    || path.size() > 1 && path.get(1).equals(lockPath.get(0))
                     || path.size() > 1 && lockPath.size() > 1 && path.get(1).equals(lockPath.get(1)));
             if (sameCode && (best < 0 || t.number(i, "heldMs") > t.number(best, "heldMs"))) best = i;
         }
@@ -178,18 +193,23 @@ public final class DbRowLockRule implements Rule {
         String caller = Evidence.text(t, top, "caller");
         String statement = calls.map(DbRowLockRule::slowestLockingStatement).orElse(null);
         boolean direct = !lockFrame.isEmpty();
-        Severity sev = direct && share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN;
+        // The statements can show what the waits cannot: the lock held across a remote call in the same transaction.
+        int locking = calls.map(DbRowLockRule::slowLocking).orElse(-1);
+        int across = locking < 0 ? -1 : heldAcross(calls.get(), locking);
+        Severity sev = (direct || across >= 0) && share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN;
         return b.severity(sev).score(direct ? share : share * 0.8).culprit(caller).evidence("tables/db-waits#" + top)
                 .summary("requests spend " + n.tag(Fmt.pct(share), "tables/db-waits") + " of their time blocked in " + t.text(top, "method")
                         + " called from " + caller + " (" + n.tag(Fmt.num(t.number(top, "events")), "tables/db-waits#" + top) + " waits, "
                         + n.tag(Fmt.ms(t.number(top, "waitMs")), "tables/db-waits#" + top) + ")"
                         + (direct ? ", waiting in the database's lock code (" + lockFrame + ")"
                         : ": likely a row lock held by another transaction (the wait is on the server)")
-                        + (statement == null ? "" : "; the slowest locking statement is " + SlowCallsRule.quote(statement)) + ".")
+                        + (statement == null ? "" : "; the slowest locking statement is " + SlowCallsRule.quote(statement))
+                        + (across >= 0 ? acrossClause(calls.get(), across, n) : "."))
                 .numbers(n.refs())
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription").explains("lock-contention")
-                .explanation(EXPLANATION).fix(FIX)
+                .explains(across >= 0 ? "connection-held" : "lock-contention")
+                .explanation(EXPLANATION).fix(across >= 0 ? ACROSS_FIX : FIX)
                 .confirm(ev.confirm("stack " + stackTarget(caller)) + "; " + ev.database().lockWaits())
                 .build();
     }

@@ -34,6 +34,10 @@ import org.junit.jupiter.api.Test;
  * pool of 10 is too small; its twin of 64 is as busy as the load's 64 users and read pool-size WARN
  * "98 % utilised, 1 thread pending" from one warm-up waiter, and the statement's advice was
  * PostgreSQL's ({@code EXPLAIN (ANALYZE, BUFFERS)}, an unnamed index), which MariaDB rejects.
+ * <li>The same service numbering orders from a counter row, then asking a remote fraud check in the
+ * same transaction (session 29). InnoDB's waits are socket reads under the UPDATE, read as "likely a
+ * row lock", WARN, with the counter's cure; the call the lock was held across went unnamed, as the
+ * client was called from the transaction's method rather than beside it.
  * </ul>
  */
 class OutsidePoolSqlTest {
@@ -131,5 +135,21 @@ class OutsidePoolSqlTest {
         assertThat(slow.fix()).contains("(ANALYZE FORMAT=JSON)", "CREATE INDEX idx_blind19_accounts_id ON blind19_accounts (id)",
                 "ANALYZE TABLE blind19_accounts").doesNotContain("BUFFERS");
         assertThat(slow.confirm()).contains("in MariaDB: ANALYZE FORMAT=JSON SELECT owner, balance");
+    }
+
+    @Test
+    void aRowLockHeldAcrossARemoteCallOnMariaDbNamesTheCall() {
+        Finding f = new DbRowLockRule().evaluate(Fixtures.evidence("outside-mariadb-row-lock-across-call"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.App$OrderNumbers.place");
+        assertThat(f.summary()).contains("56 % of their time blocked in executeUpdate", "\"UPDATE blind19_counters SET n = n + ? WHERE name = ?\"",
+                "the same code then calls http \"GET http://127.0.0.1:18191/check\" at blind.App$FraudClient.check:87 (17 ms a call)");
+        assertThat(f.fix()).startsWith("Take the remote call out of the transaction");
+        assertThat(f.confirm()).contains("MariaDB: SELECT * FROM information_schema.INNODB_LOCK_WAITS");
+
+        Finding fixed = new DbRowLockRule().evaluate(Fixtures.evidence("outside-mariadb-row-lock-across-call-fixed"));
+        assertThat(fixed.severity()).isEqualTo(Severity.WARN);
+        assertThat(fixed.summary()).contains("13 % of their time").doesNotContain("calls http");
+        assertThat(fixed.fix()).startsWith("Stop updating one hot row per request");
     }
 }
