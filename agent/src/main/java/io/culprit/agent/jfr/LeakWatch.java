@@ -173,10 +173,16 @@ final class LeakWatch implements NotificationListener {
         static final long MIN_GROWTH = 8L << 20;
         static final double MIN_GROWTH_SHARE = 0.05;
 
+        /** Collections that each rose over the one before are a trend sooner: a service that collects seldom has few. */
+        static final int RISING = 4;
+
         private final long minGrowth;
         private final long[] last = new long[WINDOW];
         private long firstFloor = Long.MAX_VALUE;
         private int seen;
+        /** The value before this run of rises began, the last value, and how many values the run holds. */
+        private long risingFrom, previous = Long.MAX_VALUE;
+        private int risingCount;
 
         Trigger(long minGrowthBytes) {
             minGrowth = minGrowthBytes;
@@ -191,6 +197,16 @@ final class LeakWatch implements NotificationListener {
             if (seen < WINDOW) firstFloor = Math.min(firstFloor, usedAfter);
             last[seen % WINDOW] = usedAfter;
             seen++;
+            if (usedAfter > previous) {
+                risingCount++;
+            } else {
+                risingFrom = usedAfter;
+                risingCount = 1;
+            }
+            previous = usedAfter;
+            if (risingCount >= RISING && usedAfter - risingFrom >= minGrowth) {
+                return "the heap after GC rose " + ((usedAfter - risingFrom) >> 20) + " MB over " + risingCount + " collections, each above the last";
+            }
             if (seen < 2 * WINDOW) return null;
             long floor = Long.MAX_VALUE;
             for (long v : last) floor = Math.min(floor, v);

@@ -31,10 +31,17 @@ class LeakWatchTest {
         LeakWatch.Trigger t = LeakWatch.Trigger.forHeap(256 * MB);
         String why = null;
         int at = 0;
-        while (why == null && at < 50) why = t.afterGc(40 * MB + at++ * 3 * MB);
-        // 12.8 MB needed: the lowest of the last three (at−3) is 3·(at−3) MB above the first's 40.
-        assertThat(why).contains("rose").contains("MB");
-        assertThat(at).isEqualTo(8);
+        while (why == null && at < 50) why = t.afterGc(40 * MB + at * 3 * MB - (at++ % 2 == 1 ? 5 * MB : 0));
+        // A sawtooth that climbs: 12.8 MB needed between the lowest of the last three and of the first three (38).
+        assertThat(why).contains("rose").contains("MB over 9 collections");
+        assertThat(at).isEqualTo(9);
+        // Each collection above the last: four of them, once they rose by 12.8 MB (40 → 55 at the sixth).
+        LeakWatch.Trigger steady = LeakWatch.Trigger.forHeap(256 * MB);
+        why = null;
+        at = 0;
+        while (why == null && at < 50) why = steady.afterGc(40 * MB + at++ * 3 * MB);
+        assertThat(why).isEqualTo("the heap after GC rose 15 MB over 6 collections, each above the last");
+        assertThat(at).isEqualTo(6);
         // One high value among low ones is a collection that ran late, not a leak.
         LeakWatch.Trigger spike = LeakWatch.Trigger.forHeap(256 * MB);
         for (int i = 0; i < 20; i++) assertThat(spike.afterGc((i % 3 == 0 ? 90 : 40) * MB)).isNull();

@@ -103,11 +103,28 @@ class HeapLeakRuleTest {
 
     @Test
     void tooFewCollectionsAreNotAssessed() {
-        double[] after = {Double.NaN, 60, Double.NaN, 90, Double.NaN, 120, Double.NaN, 150};
-        Finding f = new HeapLeakRule().evaluate(CaseBuilder.in(dir, 8, 2)
+        double[] after = {Double.NaN, 60, Double.NaN, 90, Double.NaN, 80, Double.NaN, 150};
+        Finding f = new HeapLeakRule().evaluate(CaseBuilder.in(dir.resolve("a"), 8, 2)
                 .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(8, 256)).evidence());
         assertThat(f.verdict()).isEqualTo(Verdict.NOT_ASSESSED);
-        assertThat(f.summary()).contains("known in 4 windows, fewer than 5");
+        assertThat(f.summary()).contains("known in 4 windows, fewer than 5, and not rising at each");
+        double[] three = {Double.NaN, 60, Double.NaN, 90, Double.NaN, 120, Double.NaN, Double.NaN};
+        assertThat(new HeapLeakRule().evaluate(CaseBuilder.in(dir.resolve("b"), 8, 2)
+                .series("heap", 1000, "usedAfterGcMb", three, "maxMb", flat(8, 256)).evidence()).verdict()).isEqualTo(Verdict.NOT_ASSESSED);
+    }
+
+    /**
+     * A service outside the lab that collects seldom: a Micrometer timer with a percentile histogram
+     * registered per session id, 500 req/s, 4 young collections in 20 s with the heap after each
+     * 34, 39, 45, 51 MB. It read "not assessed: fewer than 5 windows" and no root cause.
+     */
+    @Test
+    void fourCollectionsEachAboveTheLastAreATrend() {
+        double[] after = {Double.NaN, 60, Double.NaN, 90, Double.NaN, 120, Double.NaN, 150};
+        Finding f = new HeapLeakRule().evaluate(CaseBuilder.in(dir.resolve("c"), 8, 2)
+                .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(8, 256)).evidence());
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).startsWith("the heap after GC was 60 MB at its lowest in the first third of the run and 150 MB in the last");
     }
 
     /** Recorded by ./culprit demo receipt-leak: 100 req/s, each leaving a 47,880-byte receipt reachable. */
@@ -128,5 +145,21 @@ class HeapLeakRuleTest {
             Finding f = new HeapLeakRule().evaluate(Fixtures.evidence(c));
             assertThat(f.severity()).as(c + ": " + f.summary()).isEqualTo(Severity.OK);
         }
+    }
+
+    /**
+     * Recorded by culprit diagnose on a service outside the lab that tags a Micrometer timer (with a
+     * percentile histogram) by a session id new with each request. JFR's samples are allocated in
+     * Micrometer's histograms; the code to change is the application's method that registers them.
+     */
+    @Test
+    void aMeterPerTagValueNamesTheApplicationCodeAndMicrometersCure() {
+        Finding f = new HeapLeakRule().evaluate(Fixtures.evidence("outside-micrometer-tag-leak"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.App$Quotes.quote");
+        assertThat(f.summary()).contains("of the 211 object samples still reachable at the end of the run were allocated under"
+                + " blind.App$Quotes.quote (the most, 58 %, long[] allocated at io.micrometer.core.instrument.distribution.FixedBoundaryHistogram.<init>)");
+        assertThat(f.fix()).startsWith("Tag meters with a bounded set of values").contains("MeterFilter.maximumAllowableTags");
+        assertThat(new HeapLeakRule().evaluate(Fixtures.evidence("outside-micrometer-tag-leak-fixed")).isProblem()).isFalse();
     }
 }
