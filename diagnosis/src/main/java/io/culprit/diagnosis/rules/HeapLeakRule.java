@@ -60,8 +60,21 @@ public final class HeapLeakRule implements Rule {
         // four that each rise over the last are a trend too (a leak of 1.1 MB/s at 500 req/s: 4
         // collections in 20 s, 34 → 51 MB).
         if (points.size() < MIN_GC_WINDOWS && !(points.size() >= MIN_RISING_WINDOWS && rising(points))) {
-            return notAssessed("the heap after GC is known in " + points.size() + " windows, fewer than " + MIN_GC_WINDOWS
-                    + (points.size() >= MIN_RISING_WINDOWS ? ", and not rising at each" : ""));
+            String few = "the heap after GC is known in " + points.size() + " windows, fewer than " + MIN_GC_WINDOWS
+                    + (points.size() >= MIN_RISING_WINDOWS ? ", and not rising at each" : "");
+            Numbers n = new Numbers();
+            Site kept = points.size() >= 2 && rising(points) ? site(ev, n) : null;
+            if (kept == null || kept.site == null || !(rooted(ev.rows("old-objects").orElseThrow()) >= MIN_SAMPLES)) return notAssessed(few);
+            // Too few collections for a trend, but the leak watch saw the heap grow before the run and
+            // what it sampled is still held: say where to look, and how to be sure.
+            return finding(Severity.INFO).score(0.2).evidence("series/heap#usedAfterGcMb").evidence(kept.ref).culprit(kept.site)
+                    .summary(few + ", rising at each (" + n.tag(Fmt.num(points.get(0)[1]), "series/heap#usedAfterGcMb") + " to "
+                            + n.tag(Fmt.num(points.get(points.size() - 1)[1]), "series/heap#usedAfterGcMb") + " MB); the leak"
+                            + " profiler started on a growing heap and " + kept.text + ": too few collections to call it a"
+                            + " leak; diagnose longer (--duration 60s) to see whether the heap keeps rising.")
+                    .numbers(n.refs())
+                    .confirm(ev.confirm("dashboard -n 6 -i 10000") + " (the heap's AFTER GC column keeps rising from frame to frame)")
+                    .build();
         }
         double maxMb = ev.stats("heap", "maxMb").map(s -> s.max()).orElse(Double.NaN);
         int third = Math.max(1, points.size() / 3);
