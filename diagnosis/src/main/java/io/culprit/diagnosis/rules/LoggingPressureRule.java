@@ -80,6 +80,8 @@ public final class LoggingPressureRule implements Rule {
                 + n.tag(Fmt.ms(appenderMs / seconds), "tables/logging") + " in appenders per second"
                 + (fromProfile ? " (wall time), logging frameworks in " + n.tag(Fmt.pct(share), ev.cpuRef()) + " of CPU samples"
                         : " (" + n.tag(Fmt.pct(share), "tables/logging") + " of " + Fmt.num(cpus) + " CPU(s))");
+        Finding blocked = blockedOnOutput(ev, t, top, appenderMs, share, fromProfile, what);
+        if (blocked != null) return blocked;
         Severity sev = share >= APPENDER_SHARE_CRITICAL ? Severity.CRITICAL
                 : share >= APPENDER_SHARE_WARN || stacksPerSecond >= STACK_TRACES_PER_SECOND_WARN ? Severity.WARN
                 : share >= APPENDER_SHARE_INFO ? Severity.INFO : Severity.OK;
@@ -119,6 +121,66 @@ public final class LoggingPressureRule implements Rule {
                 .explains("tail-latency");
         if (share >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation");
         return b.build();
+    }
+
+    /** Request time inside appenders, waiting rather than computing, from which logging blocks requests. */
+    static final double BLOCKED_SHARE_WARN = 0.1;
+    static final double BLOCKED_SHARE_CRITICAL = 0.3;
+
+    /**
+     * Requests that wait inside appenders: the appender's wall time is a large share of request time
+     * while logging is a small share of the CPU. The appender writes under its lock, and the write
+     * waits for whatever takes the output (the reader of a pipe or of standard output, a disk, a
+     * socket), so every thread that logs queues behind it. A service outside the lab logging two
+     * INFO lines per request to standard output, read at 64 KB/s (a container's log driver under
+     * load), spent 98 % of its request time in the console appender, 3 % of CPU samples in logging:
+     * lock-contention named logback's lock with the cure for a lock in one's own code.
+     */
+    private Finding blockedOnOutput(Evidence ev, Table t, int top, double appenderMs, double cpuShare, boolean fromProfile, String what) {
+        double requestMs = ev.requestTimeMs();
+        if (!(requestMs > 0) || !fromProfile) return null;
+        double blocked = Math.min(1, appenderMs / requestMs);
+        if (!(blocked >= BLOCKED_SHARE_WARN) || !(blocked >= 3 * cpuShare)) return null;
+        Numbers n = new Numbers();
+        String output = output(ev, n);
+        // Without a wait seen in a logging frame's I/O, only a wide gap between wall and CPU says "waiting".
+        if (output == null && !(blocked >= 5 * cpuShare)) return null;
+        String logger = top < 0 ? "" : Evidence.text(t, top, "logger");
+        String level = top < 0 ? "" : Evidence.text(t, top, "level");
+        Finding.Builder b = finding(blocked >= BLOCKED_SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN)
+                .score(blocked).evidence("tables/logging").evidence("tables/logging#" + Math.max(top, 0))
+                .culprit(logger.isEmpty() ? "logging on the request path" : logger)
+                .summary("requests spend " + n.tag(Fmt.pct(blocked), "tables/logging") + " of their time inside log appenders, waiting"
+                        + " rather than computing (" + what + ")" + (output == null ? "" : "; the appender waits to write " + output)
+                        + (logger.isEmpty() ? "" : "; most events at " + level + " from " + logger) + ".")
+                .explanation("An appender writes each event under its lock. When the output takes the bytes slower than the"
+                        + " service logs them (the reader of standard output or of a pipe, such as a container runtime's log"
+                        + " driver, a slow disk, a log collector's socket), the write blocks, the lock stays held, and every"
+                        + " thread that logs queues behind it: the service runs at the speed of its log's reader.")
+                .fix("Log less on the request path (DEBUG for per-request lines, or sample them); put an AsyncAppender with"
+                        + " neverBlock=\"true\" in front of the slow appender (logback; log4j2: AsyncLogger or an async appender"
+                        + " with blocking=\"false\"), so that a full queue drops events instead of stopping requests; and find out"
+                        + " why the output is slow (the log driver's or collector's throughput, the disk).")
+                .confirm(ev.confirm("monitor ch.qos.logback.core.OutputStreamAppender writeBytes -c 5") + " (or log4j2's"
+                        + " AbstractOutputStreamAppender append): its time per call is the wait")
+                .explains("lock-contention").explains("request-waits").explains("tail-latency").numbers(n.refs());
+        return b.build();
+    }
+
+    /** "to a pipe or standard stream (at ch.qos.logback.core.joran.spi.ConsoleTarget$1.write)": the output a logging frame waited on; null if none. */
+    private static String output(Evidence ev, Numbers n) {
+        Optional<Table> waits = ev.rows("request-waits");
+        if (waits.isEmpty()) return null;
+        Table w = waits.get();
+        int top = -1;
+        for (int i = 0; i < w.rows().size(); i++) {
+            boolean logging = isLogging(Evidence.text(w, i, "site"));
+            for (String f : Evidence.stack(w, i, "stack")) logging |= isLogging(f);
+            if (logging && (top < 0 || w.number(i, "waitMs") > w.number(top, "waitMs"))) top = i;
+        }
+        if (top < 0) return null;
+        return "to " + Evidence.text(w, top, "target") + " (" + Evidence.text(w, top, "kind") + " I/O at " + Evidence.text(w, top, "site")
+                + ", " + n.tag(Fmt.ms(w.number(top, "maxMs")), "tables/request-waits#" + top) + " at the longest)";
     }
 
     // Without a logging probe the CPU profile still shows logging frameworks' share of the work.

@@ -338,4 +338,21 @@ class ContentionAndCpuRulesTest {
         assertThat(f.severity()).isEqualTo(Severity.WARN);
         assertThat(f.summary()).isEqualTo("com.fasterxml.jackson.databind.ObjectWriter.writeValueAsBytes is on the stack in 25 % of CPU samples (5.0 % self).");
     }
+
+    /**
+     * A service outside the lab logging two INFO lines per request to standard output, read at 64 KB/s
+     * (session 29): requests wait in the console appender, behind its lock, for the pipe. It read
+     * lock-contention CRITICAL on logback's ReentrantLock, with the cure for a lock in one's own code.
+     */
+    @Test
+    void requestsWaitingForASlowLogReaderAreLoggingPressureNamingTheOutput() {
+        Finding f = new LoggingPressureRule().evaluate(Fixtures.evidence("outside-stdout-slow-reader"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.App$Shipments");
+        assertThat(f.summary()).startsWith("requests spend 100 % of their time inside log appenders, waiting rather than computing")
+                .contains("logging frameworks in 3.2 % of CPU samples",
+                        "the appender waits to write to a pipe or standard stream (file I/O at ch.qos.logback.core.joran.spi.ConsoleTarget$1.write");
+        assertThat(f.fix()).contains("neverBlock");
+        assertThat(new LoggingPressureRule().evaluate(Fixtures.evidence("outside-stdout-slow-reader-fixed")).isProblem()).isFalse();
+    }
 }
