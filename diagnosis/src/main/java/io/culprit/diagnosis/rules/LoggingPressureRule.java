@@ -153,10 +153,12 @@ public final class LoggingPressureRule implements Rule {
                 .summary("requests spend " + n.tag(Fmt.pct(blocked), "tables/logging") + " of their time inside log appenders, waiting"
                         + " rather than computing (" + what + ")" + (output == null ? "" : "; the appender waits to write " + output)
                         + (logger.isEmpty() ? "" : "; most events at " + level + " from " + logger) + ".")
-                .explanation("An appender writes each event under its lock. When the output takes the bytes slower than the"
-                        + " service logs them (the reader of standard output or of a pipe, such as a container runtime's log"
-                        + " driver, a slow disk, a log collector's socket), the write blocks, the lock stays held, and every"
-                        + " thread that logs queues behind it: the service runs at the speed of its log's reader.")
+                .explanation("An appender writes each event under its lock; an async appender hands it to a bounded queue"
+                        + " instead. When the output takes the bytes slower than the service logs them (the reader of standard"
+                        + " output or of a pipe, such as a container runtime's log driver, a slow disk, a log collector's"
+                        + " socket), the write blocks with the lock held, or the queue fills and a blocking async appender"
+                        + " (logback's default, neverBlock=false) makes the caller wait for a slot: every thread that logs"
+                        + " waits, and the service runs at the speed of its log's reader.")
                 .fix("Log less on the request path (DEBUG for per-request lines, or sample them); put an AsyncAppender with"
                         + " neverBlock=\"true\" in front of the slow appender (logback; log4j2: AsyncLogger or an async appender"
                         + " with blocking=\"false\"), so that a full queue drops events instead of stopping requests; and find out"
