@@ -86,7 +86,10 @@ public final class PoolSizeRule implements Rule {
                         + " the requests in flight are bounded only by the clients, and all of them queue here: the pool"
                         + " took over the role of the worker pool's maximum." : ""))
                 .fix("Shorten connection usage (slow or locked statements, work done while holding a connection),"
-                        + " then size the pool to about rps × usage time with headroom."
+                        + " then size the pool to about rps × usage time with headroom: " + Fmt.num(size) + " connections at "
+                        + Fmt.ms(usageMs) + " a use serve at most " + Fmt.num(size * 1000 / usageMs) + " rps; to serve R rps"
+                        + " at 70 % use, R × " + Fmt.ms(usageMs) + " ÷ 0.7 connections (a rate the pool capped is not the"
+                        + " demand; and the database must take that many sessions at once)."
                         + (virtual ? " With virtual threads, also bound the concurrency in front of the database to what it"
                         + " serves well (a Semaphore around the data access, or a bulkhead), so that excess requests wait"
                         + " or are shed before they hold a thread, a request and its memory each." : ""))
