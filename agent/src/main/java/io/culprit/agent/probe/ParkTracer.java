@@ -119,8 +119,11 @@ public final class ParkTracer {
         // Registered before the weave: the first park to commit must not load or register a class.
         FlightRecorder.register(ParkEvent.class);
         registered = true;
+        // Only loaded classes can be woven: the JDK's queues are loaded here if the service has not used them yet.
         List<Hook> hooks = List.of(new LockParks("park", "(Ljava/lang/Object;)"),
-                new LockParks("parkNanos", "(Ljava/lang/Object;J)"), new LockParks("parkUntil", "(Ljava/lang/Object;J)"));
+                new LockParks("parkNanos", "(Ljava/lang/Object;J)"), new LockParks("parkUntil", "(Ljava/lang/Object;J)"),
+                new QueuePuts(java.util.concurrent.ArrayBlockingQueue.class.getName()),
+                new QueuePuts(java.util.concurrent.LinkedBlockingQueue.class.getName()));
         Plan plan = Plan.forProbes();
         List<Integer> ids = new ArrayList<>();
         try {
@@ -134,7 +137,7 @@ public final class ParkTracer {
                     plan.advise(t, id, h.reads);
                 }
             }
-            if (ids.size() != hooks.size()) throw new CommandException("LockSupport's park methods not all found");
+            if (ids.size() != hooks.size()) throw new CommandException("LockSupport's park methods or the queues' put not all found");
             installation = Instrumenter.install(inst, plan, ids);
         } catch (CommandException | RuntimeException e) {
             Dispatcher.INSTANCE.unregisterAll(ids);
@@ -188,6 +191,29 @@ public final class ParkTracer {
             // One small object per wait of a millisecond or more, never on a path that did not wait.
             ParkEvent e = new ParkEvent();
             e.parkedClass = blocker.getClass();
+            e.waited = waited;
+            e.commit();
+        }
+    }
+
+    /**
+     * {@code put} of a bounded queue, which waits for room when the queue is full: producers held up
+     * by a slower consumer (logback's AsyncAppender with neverBlock=false, a hand-made pipeline). From
+     * JDK 17 that wait parks without a blocker, so {@link LockParks} cannot see it; it is committed
+     * here, with the queue's class as what was parked on, when it lasted {@link #THRESHOLD_NS}. A put
+     * with room costs two clock reads.
+     */
+    static final class QueuePuts extends Hook {
+        QueuePuts(String queue) {
+            super(queue, "put", "(Ljava/lang/Object;)", Hook.TIMED | Hook.SELF);
+        }
+
+        @Override
+        public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+            long waited = System.nanoTime() - start;
+            if (waited < THRESHOLD_NS || self == null) return;
+            ParkEvent e = new ParkEvent();
+            e.parkedClass = self.getClass();
             e.waited = waited;
             e.commit();
         }

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -71,7 +72,10 @@ class ParkTracerTest {
         assertThat(jfrParks).isZero();
         assertThat(parksByBlocker.get(ReentrantLock.class.getName() + "$NonfairSync")).isGreaterThan(10);
         assertThat(parksByBlocker.get(CountDownLatch.class.getName() + "$Sync")).isGreaterThan(10);
-        assertThat(parksByBlocker.keySet()).noneMatch(c -> c.contains("ConditionObject") || c.contains("Queue"));
+        // A full bounded queue's put waits for the consumer: recorded with the queue as what was parked on.
+        assertThat(parksByBlocker.get(ArrayBlockingQueue.class.getName())).isGreaterThan(10);
+        // Idle workers waiting in take() are not.
+        assertThat(parksByBlocker.keySet()).noneMatch(c -> c.contains("ConditionObject") || c.contains("LinkedBlockingQueue"));
         assertThat(shortest).isGreaterThanOrEqualTo(ParkTracer.THRESHOLD_NS);
 
         JfrEvidence ev = JfrFiles.read(jfr);
@@ -85,6 +89,9 @@ class ParkTracerTest {
                 .contains("ParkTracerTest.hold").doesNotContain("ParkTracer$").doesNotContain("Bridge.probe");
         int latch = rowOf(locks, CountDownLatch.class.getName() + "$Sync");
         assertThat(locks.text(latch, "waiterStack")).contains("ParkTracerTest.handOff");
+        int queue = rowOf(locks, ArrayBlockingQueue.class.getName());
+        assertThat(locks.text(queue, "waiterStack")).startsWith("[java.util.concurrent.ArrayBlockingQueue.put")
+                .contains("ParkTracerTest.produce").doesNotContain("ParkTracer$");
         Files.deleteIfExists(jfr);
     }
 
@@ -111,6 +118,15 @@ class ParkTracerTest {
         AtomicBoolean stop = new AtomicBoolean();
         List<Thread> holders = new ArrayList<>();
         for (int i = 0; i < 3; i++) holders.add(new Thread(() -> { while (!stop.get()) hold(); }, "holder-" + i));
+        // A producer faster than its consumer, through a queue of one: each put waits ~3 ms for room.
+        ArrayBlockingQueue<Integer> queue = new ArrayBlockingQueue<>(1);
+        holders.add(new Thread(() -> { while (!stop.get()) produce(queue); }, "producer"));
+        holders.add(new Thread(() -> {
+            while (!stop.get() || !queue.isEmpty()) {
+                LockSupport.parkNanos(3_000_000L);
+                queue.poll();
+            }
+        }, "consumer"));
         holders.forEach(Thread::start);
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
@@ -120,6 +136,14 @@ class ParkTracerTest {
             stop.set(true);
             for (Thread t : holders) t.join();
             pool.shutdownNow();
+        }
+    }
+
+    static void produce(ArrayBlockingQueue<Integer> queue) {
+        try {
+            queue.put(1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

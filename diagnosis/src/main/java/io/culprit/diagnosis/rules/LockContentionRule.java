@@ -58,6 +58,18 @@ public final class LockContentionRule implements Rule {
      */
     static final double TASK_WAIT_SHARE = 1.0 / 3;
 
+    /** A bounded queue whose put waited for room: recorded with the queue as what was parked on. */
+    static boolean isBoundedQueue(String lockClass) {
+        return "java.util.concurrent.ArrayBlockingQueue".equals(lockClass) || "java.util.concurrent.LinkedBlockingQueue".equals(lockClass);
+    }
+
+    static final String QUEUE_EXPLANATION = "Producers wait in put() for room in a bounded queue that stays full:"
+            + " whatever takes from it (a worker thread, an async appender's writer, a consumer) takes less than they put,"
+            + " so each producer runs at the consumer's pace. The queue's size only sets how long that takes to show.";
+    static final String QUEUE_FIX = "Make the consumer keep up (more consumers, a faster output, batches), put less, or"
+            + " stop waiting for room: offer() with a short timeout, dropping or rejecting what does not fit (logback's"
+            + " AsyncAppender: neverBlock=\"true\"). A bigger queue only postpones the wait.";
+
     static boolean isHandOff(String lockClass) {
         if (lockClass == null) return false;
         for (String h : HAND_OFF) if (lockClass.contains(h)) return true;
@@ -191,6 +203,8 @@ public final class LockContentionRule implements Rule {
         // pool parks or waits on (Tomcat's parks on a latch per waiter, like a hand-off).
         boolean checkout = inPoolCheckout(waiter);
         boolean handOff = isHandOff(lock) && !checkout;
+        // A bounded queue's put that waited for room (the agent's park tracer): producers behind a slower consumer.
+        boolean queueFull = isBoundedQueue(lock);
         boolean waitNotify = "wait".equals(kind);
         // The pool the hand-off queues on, when all its threads were busy: the common pool first, as
         // a CompletableFuture's default, then the application's executors.
@@ -224,6 +238,7 @@ public final class LockContentionRule implements Rule {
                 .summary(weight + " on " + lock + " (" + kind + ", " + n.tag(Fmt.num(t.number(top, "events")), ref + "#" + top)
                         + (virtual ? " blocked threads in thread dumps a second apart" : " events") + ")"
                         + (handOff ? ", waiting for work handed to other threads" : "")
+                        + (queueFull ? ", waiting in put() for room in the full bounded queue" : "")
                         + (checkout ? ", waiting for a pooled database connection" : "")
                         + (!owner.isEmpty() && culprit != null ? ", held at " + culprit + (ownerThread.isEmpty() ? "" : " by " + ownerThread) : "")
                         + (path.isEmpty() ? "" : ", waiters at " + path)
@@ -242,6 +257,7 @@ public final class LockContentionRule implements Rule {
                         ? "Every connection of the pool is in use and requests queue for the next one returned: the pool"
                         + " serves rate × time each request holds a connection (Little's Law), and the requests past that"
                         + " wait. The statement the connections are busy with sets how long each is held."
+                        : queueFull ? QUEUE_EXPLANATION
                         : handOff
                         ? "Request threads hand work to another pool and park until it is done: each request pays the"
                         + " queueing and the hand-off on top of the work, and the pool's own locks and timers add to it."
@@ -265,6 +281,7 @@ public final class LockContentionRule implements Rule {
                         + " only moves it to another thread." + (pool != null ? " " + pool.fix : "")
                         : pool != null ? pool.fix
                         : cpuBound != null ? CpuBoundPool.FIX
+                        : queueFull ? QUEUE_FIX
                         : checkout
                         ? statementFix(ev, busyWith)
                         + "Hold a connection only around its statements (no remote call or computation inside the"

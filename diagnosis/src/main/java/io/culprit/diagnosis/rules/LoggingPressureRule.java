@@ -171,6 +171,19 @@ public final class LoggingPressureRule implements Rule {
 
     /** "to a pipe or standard stream (at ch.qos.logback.core.joran.spi.ConsoleTarget$1.write)": the output a logging frame waited on; null if none. */
     private static String output(Evidence ev, Numbers n) {
+        // An async appender's full queue: the threads that log wait in put() for its writer.
+        Optional<Table> locks = ev.rows("locks");
+        if (locks.isPresent()) {
+            Table l = locks.get();
+            for (int i = 0; i < l.rows().size(); i++) {
+                if (!LockContentionRule.isBoundedQueue(l.text(i, "lockClass"))) continue;
+                String at = null;
+                for (String f : Evidence.stack(l, i, "waiterStack")) if (at == null && isLogging(f)) at = f;
+                if (at == null) continue;
+                return "into its async queue, full: " + n.tag(Fmt.num(l.number(i, "events")), "tables/locks#" + i) + " waits in put() at "
+                        + at + " for the writer behind it";
+            }
+        }
         Optional<Table> waits = ev.rows("request-waits");
         if (waits.isEmpty()) return null;
         Table w = waits.get();

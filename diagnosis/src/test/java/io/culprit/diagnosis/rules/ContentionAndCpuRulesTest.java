@@ -355,4 +355,18 @@ class ContentionAndCpuRulesTest {
         assertThat(f.fix()).contains("neverBlock");
         assertThat(new LoggingPressureRule().evaluate(Fixtures.evidence("outside-stdout-slow-reader-fixed")).isProblem()).isFalse();
     }
+
+    /** The same service with a blocking AsyncAppender: the full queue's waits, timed at its put, name it. */
+    @Test
+    void aFullAsyncAppenderQueueIsNamedAsWhereTheLoggingThreadsWait() {
+        Evidence ev = Fixtures.evidence("outside-async-appender-full");
+        Finding f = new LoggingPressureRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).contains("the appender waits to write into its async queue, full: 919 waits in put() at"
+                + " ch.qos.logback.core.AsyncAppenderBase.putUninterruptibly:186 for the writer behind it");
+        Finding lock = new LockContentionRule().evaluate(ev);
+        assertThat(lock.summary()).contains("on java.util.concurrent.ArrayBlockingQueue (park, 919 events), waiting in put() for room"
+                + " in the full bounded queue, waiters at ch.qos.logback.core.AsyncAppenderBase.putUninterruptibly:186");
+        assertThat(lock.fix()).startsWith("Make the consumer keep up");
+    }
 }

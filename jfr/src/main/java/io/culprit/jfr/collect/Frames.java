@@ -72,14 +72,16 @@ public final class Frames {
     /**
      * How many top frames are the agent's park tracer (its listener, and the Bridge and dispatcher
      * or the method handles of the linked call site) above the {@code LockSupport} method it is
-     * woven into: the park tracer's event commits from there, and its stack starts at the park as
-     * JFR's own park event does. 0 for every other stack.
+     * woven into (or a bounded queue's {@code put}): the park tracer's event commits from there, and
+     * its stack starts at the park as JFR's own park event does. 0 for every other stack.
      */
     static int tracerFrames(List<RecordedFrame> frames) {
         for (int i = 0; i < frames.size() && i < 12; i++) {
             RecordedMethod m = frames.get(i).getMethod();
             String type = m == null ? "" : m.getType().getName();
-            if (type.equals("java.util.concurrent.locks.LockSupport")) return i;
+            // The queues' put too: the tracer commits a full queue's wait at put's exit.
+            if (type.equals("java.util.concurrent.locks.LockSupport") || type.equals("java.util.concurrent.ArrayBlockingQueue")
+                    || type.equals("java.util.concurrent.LinkedBlockingQueue")) return i;
             boolean culprits = type.startsWith("io.culprit.agent.") || type.startsWith("io.culprit.bootstrap.");
             // Below the tracer's own frame (never on top), the call site's LambdaForms when not inlined.
             if (!culprits && !(i > 0 && type.startsWith("java.lang.invoke."))) return 0;

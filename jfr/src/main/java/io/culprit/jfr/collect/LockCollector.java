@@ -156,7 +156,15 @@ public final class LockCollector implements EventCollector, SampleCollector {
     public static boolean isLock(String cls) {
         if (cls.contains("ConditionObject")) return false;
         return cls.contains("Lock") || cls.endsWith("Sync") || cls.contains("Semaphore") || isFuture(cls)
-                || ClientLibraries.awaitsReply(cls);
+                || ClientLibraries.awaitsReply(cls) || isBoundedQueue(cls);
+    }
+
+    /**
+     * A bounded queue whose {@code put} waited for room (the agent's park tracer commits those with
+     * the queue as the parked-on class): producers waiting for a slower consumer.
+     */
+    public static boolean isBoundedQueue(String cls) {
+        return cls.equals("java.util.concurrent.ArrayBlockingQueue") || cls.equals("java.util.concurrent.LinkedBlockingQueue");
     }
 
     /**
