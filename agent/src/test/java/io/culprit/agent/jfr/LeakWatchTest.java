@@ -57,7 +57,9 @@ class LeakWatchTest {
                 Thread.sleep(20);  // notifications arrive on the JDK's notification thread
             }
             assertThat(w.profiling()).as(w.describe()).isTrue();
-            for (int i = 0; i < 4; i++) {
+            // The sampler keeps a few hundred samples of all the JVM's allocations, weighted by size:
+            // enough of keep()'s that the suite's other threads (allocating too) cannot crowd them out.
+            for (int i = 0; i < 8; i++) {
                 for (int k = 0; k < 64; k++) keep();
                 System.gc();
             }

@@ -43,7 +43,7 @@ class ParkTracerTest {
     @Test
     void lockAndHandOffParksAreRecordedAndIdleWaitsAreNot() throws Exception {
         assumeTrue(ProbeContext.BRIDGE_ON_BOOT_PATH, ProbeContext.WHY_NO_JDK);
-        List<String> original = ClassFiles.code(LockSupport.class);
+        List<String> original = ClassFiles.code(LockSupport.class), queueCode = ClassFiles.code(ArrayBlockingQueue.class);
         Path jfr = Files.createTempFile("culprit-parks", ".jfr");
         try (ParkTracer.Lease lease = ParkTracer.lease(ProbeContext.INST)) {
             assertThat(lease.traced()).isTrue();
@@ -56,6 +56,7 @@ class ParkTracerTest {
             }
         }
         assertThat(ClassFiles.code(LockSupport.class)).as("LockSupport after the lease").isEqualTo(original);
+        assertThat(ClassFiles.code(ArrayBlockingQueue.class)).as("ArrayBlockingQueue after the lease").isEqualTo(queueCode);
 
         Map<String, Integer> parksByBlocker = new HashMap<>();
         int jfrParks = 0;

@@ -103,14 +103,10 @@ class HeapLeakRuleTest {
 
     @Test
     void tooFewCollectionsAreNotAssessed() {
-        double[] after = {Double.NaN, 60, Double.NaN, 90, Double.NaN, 80, Double.NaN, 150};
-        Finding f = new HeapLeakRule().evaluate(CaseBuilder.in(dir.resolve("a"), 8, 2)
-                .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(8, 256)).evidence());
+        Finding f = afterGc("a", Double.NaN, 60, Double.NaN, 90, Double.NaN, 80, Double.NaN, 150);
         assertThat(f.verdict()).isEqualTo(Verdict.NOT_ASSESSED);
         assertThat(f.summary()).contains("known in 4 windows, fewer than 5, and not rising at each");
-        double[] three = {Double.NaN, 60, Double.NaN, 90, Double.NaN, 120, Double.NaN, Double.NaN};
-        assertThat(new HeapLeakRule().evaluate(CaseBuilder.in(dir.resolve("b"), 8, 2)
-                .series("heap", 1000, "usedAfterGcMb", three, "maxMb", flat(8, 256)).evidence()).verdict()).isEqualTo(Verdict.NOT_ASSESSED);
+        assertThat(afterGc("b", Double.NaN, 60, Double.NaN, 90, Double.NaN, 120, Double.NaN, Double.NaN).verdict()).isEqualTo(Verdict.NOT_ASSESSED);
     }
 
     /**
@@ -120,11 +116,15 @@ class HeapLeakRuleTest {
      */
     @Test
     void fourCollectionsEachAboveTheLastAreATrend() {
-        double[] after = {Double.NaN, 60, Double.NaN, 90, Double.NaN, 120, Double.NaN, 150};
-        Finding f = new HeapLeakRule().evaluate(CaseBuilder.in(dir.resolve("c"), 8, 2)
-                .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(8, 256)).evidence());
+        Finding f = afterGc("c", Double.NaN, 60, Double.NaN, 90, Double.NaN, 120, Double.NaN, 150);
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.summary()).startsWith("the heap after GC was 60 MB at its lowest in the first third of the run and 150 MB in the last");
+    }
+
+    /** heap-leak on 8 one-second windows of a 256 MB heap with {@code after} as the heap after GC (NaN: no GC). */
+    private Finding afterGc(String caseName, double... after) {
+        return new HeapLeakRule().evaluate(CaseBuilder.in(dir.resolve(caseName), 8, 2)
+                .series("heap", 1000, "usedAfterGcMb", after, "maxMb", flat(8, 256)).evidence());
     }
 
     /** Recorded by ./culprit demo receipt-leak: 100 req/s, each leaving a 47,880-byte receipt reachable. */
