@@ -34,8 +34,9 @@ public final class LoggingCommand implements Command {
             ctx.data(Map.of("logging", rows, "seconds", p.seconds()));
             return;
         }
-        if (!p.woven(LoggingProbe.LOGBACK_LOGGER)) {
-            ctx.println("no logback logger probed (ch.qos.logback.classic.Logger is not loaded)");
+        if (!p.logging.woven(p)) {
+            ctx.println("no logger probed (neither logback's " + LoggingProbe.LOGBACK_LOGGER + " nor log4j2's "
+                    + LoggingProbe.LOG4J_LOGGER_CONFIG + " is loaded)");
             return;
         }
         StringBuilder sb = new StringBuilder(String.format("%-6s %-48s %8s %9s %11s %11s%n",

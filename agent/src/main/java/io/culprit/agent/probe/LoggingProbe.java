@@ -41,6 +41,14 @@ final class LoggingProbe {
     /** Level → logger → events: found without concatenating a key per event. */
     final ConcurrentHashMap<String, ConcurrentHashMap<String, Events>> events = new ConcurrentHashMap<>();
 
+    /**
+     * Whether either framework's hook is woven: a service on log4j2 alone has no logback logger, and
+     * its table was left out of the case (a log4j2 service whose console blocked read "no logging probe").
+     */
+    boolean woven(Probes p) {
+        return p.woven(LOGBACK_LOGGER) || p.woven(LOG4J_LOGGER_CONFIG);
+    }
+
     List<Hook> hooks() {
         List<Hook> h = new ArrayList<>();
         h.add(new Hook(LOGBACK_LOGGER, "callAppenders", "(Lch/qos/logback/classic/spi/ILoggingEvent;)", Hook.TIMED | Hook.ARG0) {

@@ -65,7 +65,7 @@ public final class ProbeEvidence {
             caseFile.write(new Table("beans", BEANS, p.beans.rows(p.requests.count()), meta));
             written.add("tables/beans");
         }
-        if (p.woven(LoggingProbe.LOGBACK_LOGGER)) {
+        if (p.logging.woven(p)) {
             caseFile.write(new Table("logging", LOGGING, p.logging.rows(p.seconds()), meta));
             written.add("tables/logging");
         }

@@ -369,4 +369,15 @@ class ContentionAndCpuRulesTest {
                 + " in the full bounded queue, waiters at ch.qos.logback.core.AsyncAppenderBase.putUninterruptibly:186");
         assertThat(lock.fix()).startsWith("Make the consumer keep up");
     }
+
+    /** The same on log4j2: its console's monitor, and no I/O wait in a logging frame, so the 5× margin decides. */
+    @Test
+    void aSlowLogReaderOnLog4j2IsLoggingPressureToo() {
+        Evidence ev = Fixtures.evidence("outside-log4j2-slow-reader");
+        Finding f = new LoggingPressureRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.App$Shipments");
+        assertThat(f.summary()).startsWith("requests spend 100 % of their time inside log appenders, waiting rather than computing (739 log events/s");
+        assertThat(f.explains()).contains("lock-contention");
+    }
 }
