@@ -38,7 +38,7 @@ public enum Database {
         if (p.contains("postgres")) return POSTGRESQL;
         if (p.contains("mariadb")) return MARIADB;
         if (p.contains("mysql")) return MYSQL;
-        if (p.equals("h2")) return H2;
+        if (p.equals("h2") || p.startsWith("h2 ")) return H2;
         if (p.contains("oracle")) return ORACLE;
         if (p.contains("sql server")) return SQLSERVER;
         return UNKNOWN;

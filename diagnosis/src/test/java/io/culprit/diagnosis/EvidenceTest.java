@@ -148,6 +148,9 @@ class EvidenceTest {
         assertThat(CaseBuilder.in(dir.resolve("c"), 10, 2).evidence().database()).isEqualTo(Database.UNKNOWN);
         assertThat(Database.ofProduct("Microsoft SQL Server")).isEqualTo(Database.SQLSERVER);
         assertThat(Database.ofProduct("Oracle")).isEqualTo(Database.ORACLE);
-        assertThat(Database.ofProduct("MySQL")).isEqualTo(Database.MYSQL);
+        assertThat(Database.ofProduct("H2 2.3.232 (2024-08-11)")).isEqualTo(Database.H2);
+        assertThat(Database.ofProduct("MySQL 8.4.3")).isEqualTo(Database.MYSQL);
+        // MySQL's driver on a MariaDB server: the name says MySQL, the version MariaDB.
+        assertThat(Database.ofProduct("MySQL 5.5.5-10.11.19-MariaDB-0+deb12u1")).isEqualTo(Database.MARIADB);
     }
 }

@@ -284,7 +284,8 @@ final class CallProbe {
     private volatile boolean askingDatabase;
 
     /**
-     * The product name the statement's driver reports ({@code DatabaseMetaData.getDatabaseProductName}),
+     * The product name and version the statement's driver reports ({@code DatabaseMetaData}'s
+     * {@code getDatabaseProductName} and {@code getDatabaseProductVersion}: "MySQL 5.5.5-10.11.19-MariaDB"),
      * or "". Once per distinct statement text, never per call; reflective, as the application's
      * driver classes are not ours to link against.
      */
@@ -292,8 +293,11 @@ final class CallProbe {
         if (askingDatabase) return "";
         askingDatabase = true;
         try {
-            Object name = Reflect.call(Reflect.call(Reflect.call(statement, "getConnection"), "getMetaData"), "getDatabaseProductName");
-            return name instanceof String ? (String) name : "";
+            Object meta = Reflect.call(Reflect.call(statement, "getConnection"), "getMetaData");
+            Object name = Reflect.call(meta, "getDatabaseProductName");
+            // With its version: MySQL's driver names a MariaDB server "MySQL", and only the version says "MariaDB".
+            Object version = Reflect.call(meta, "getDatabaseProductVersion");
+            return !(name instanceof String) ? "" : version instanceof String ? name + " " + version : (String) name;
         } finally {
             askingDatabase = false;
         }

@@ -18,7 +18,7 @@ final class CallStats {
     /** Where the target was first called from. */
     final CallSite site;
     /**
-     * A statement's database product as its driver names it ("PostgreSQL", "MariaDB", "H2"), read
+     * A statement's database product and version as its driver names them ("PostgreSQL 15.19", "H2 2.3.232 (2024-08-11)"), read
      * once at the statement's first execution so that advice can speak the database's dialect;
      * "" when unknown or not SQL. Set once, racily: every writer writes the same answer.
      */

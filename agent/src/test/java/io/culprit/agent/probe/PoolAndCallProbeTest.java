@@ -150,8 +150,8 @@ class PoolAndCallProbeTest {
                 .findFirst().orElseThrow();
         assertThat(fast).containsEntry("count", 5L).containsEntry("slowCount", 0L);
         // The product the driver reports, read once per statement, so that advice speaks H2's dialect.
-        assertThat(slow).containsEntry("database", "H2");
-        assertThat(fast).containsEntry("database", "H2");
+        assertThat((String) slow.get("database")).startsWith("H2 2.");
+        assertThat((String) fast.get("database")).isEqualTo(slow.get("database"));
         // One connection at a time in a pool of two: nobody waited, in any window since.
         Until.met(() -> windows(p) > measured);
         double[] pending = p.windows.series("pools").column("dbPending").orElseThrow();
