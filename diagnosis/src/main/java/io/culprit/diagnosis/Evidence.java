@@ -226,9 +226,9 @@ public final class Evidence {
         if (waits.isPresent()) {
             Table t = waits.get();
             for (int i = 0; i < t.rows().size(); i++) {
-                Database d = Database.ofFrame(text(t, i, "lockFrame"));
-                for (String frame : stack(t, i, "stack")) d = d != Database.UNKNOWN ? d : Database.ofFrame(frame);
-                if (d != Database.UNKNOWN) return d;
+                List<String> frames = new ArrayList<>(stack(t, i, "stack"));
+                frames.add(0, text(t, i, "lockFrame"));
+                for (String frame : frames) if (Database.ofFrame(frame) != Database.UNKNOWN) return Database.ofFrame(frame);
             }
         }
         return Database.UNKNOWN;

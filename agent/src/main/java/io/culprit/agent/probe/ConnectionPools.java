@@ -152,7 +152,8 @@ final class ConnectionPools {
         for (Object p : pools) {
             double[] r = read(p);
             Map<String, Object> row = new LinkedHashMap<>();
-            row.put("pool", Kind.of(p).label + " " + Kind.of(p).name(p));
+            Kind k = Kind.of(p);
+            row.put("pool", k.label + " " + k.name(p));
             row.put("active", r[ACTIVE]);
             row.put("idle", r[IDLE]);
             row.put("pending", r[WAITING]);

@@ -195,11 +195,11 @@ public final class HeapLeakRule implements Rule {
                 ? " object samples still reachable at the end of the run" : " object samples that survived the run");
         // A library's sites (a metrics registry's meter and its histograms) under the same application
         // code are one leak, and that code is what to change: name it when the site is a library's.
-        String[] app = applicationCaller(t, byRoots);
-        if (located && !Frames.isApplication(site) && app != null && Double.parseDouble(app[1]) / counted >= MIN_SITE_SHARE) {
-            double appShare = Double.parseDouble(app[1]) / counted;
-            String under = what + " under " + app[0];
-            return new Site(app[0], n.tag(Fmt.pct(appShare), "tables/old-objects") + survivors + " were allocated under " + app[0]
+        java.util.Map.Entry<String, Double> app = applicationCaller(t, byRoots);
+        if (located && !Frames.isApplication(site) && app != null && app.getValue() / counted >= MIN_SITE_SHARE) {
+            double appShare = app.getValue() / counted;
+            String under = what + " under " + app.getKey();
+            return new Site(app.getKey(), n.tag(Fmt.pct(appShare), "tables/old-objects") + survivors + " were allocated under " + app.getKey()
                     + " (the most, " + n.tag(Fmt.pct(share), "tables/old-objects#" + top) + ", " + what + ")", under, appShare,
                     "tables/old-objects#" + top, cure(t));
         }
@@ -207,8 +207,8 @@ public final class HeapLeakRule implements Rule {
                 what, share, "tables/old-objects#" + top, cure(t));
     }
 
-    /** {method, count}: the application frame most of the samples (the reachable ones, by roots) were allocated under; null if none. */
-    private static String[] applicationCaller(Table t, boolean byRoots) {
+    /** The application frame most of the samples (the reachable ones, by roots) were allocated under, and their count; null if none. */
+    private static java.util.Map.Entry<String, Double> applicationCaller(Table t, boolean byRoots) {
         java.util.Map<String, Double> by = new java.util.LinkedHashMap<>();
         for (int i = 0; i < t.rows().size(); i++) {
             double count = byRoots ? t.number(i, "rooted") : t.number(i, "samples");
@@ -219,8 +219,7 @@ public final class HeapLeakRule implements Rule {
                 break;
             }
         }
-        return by.entrySet().stream().max(java.util.Map.Entry.comparingByValue())
-                .map(e -> new String[] {e.getKey(), String.valueOf(e.getValue())}).orElse(null);
+        return by.entrySet().stream().max(java.util.Map.Entry.comparingByValue()).orElse(null);
     }
 
     /** A library that keeps what it is handed for good, and the cure for its misuse; null for none known. */
