@@ -136,6 +136,7 @@ public final class ResultJson {
         n.put("requests", r.requests());
         n.put("sent", r.sent());
         n.put("unsent", r.unsent());
+        n.put("closed_by_server", r.closedByServer());
         n.put("responses", r.latency().getTotalCount());
         n.put("errors", r.errors());
         n.put("error_rate", r.errorRate());

@@ -64,6 +64,21 @@ class LoadEngineTest {
         }
     }
 
+    /** A server that closes after each response makes every request open a connection: counted, not an error. */
+    @Test
+    void responsesAfterWhichTheServerClosedAreCounted() {
+        try (TestServer server = new TestServer(1)) {
+            LoadPlan closing = LoadPlan.closed(4, Duration.ofSeconds(2), List.of(RequestSpec.get(server.url("/close"))));
+            LoadResult r = LoadEngine.run(closing, null);
+            assertThat(r.errors()).isZero();
+            assertThat(r.latency().getTotalCount()).isGreaterThan(100);
+            assertThat(r.closedByServer()).isEqualTo(r.latency().getTotalCount());
+
+            LoadPlan keeping = LoadPlan.closed(4, Duration.ofSeconds(1), List.of(RequestSpec.get(server.url("/"))));
+            assertThat(LoadEngine.run(keeping, null).closedByServer()).isZero();
+        }
+    }
+
     @Test
     void achievedRateMatchesTheRequestedRateWhenTheServerKeepsUp() {
         try (TestServer server = new TestServer(1)) {

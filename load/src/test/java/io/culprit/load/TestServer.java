@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * An HTTP server with a known service time: each response is scheduled {@code serviceMillis} after
  * its request arrives (no thread is blocked, so capacity is unlimited). {@link #stall} freezes it:
  * every response due during the stall goes out when the stall ends, like a stop-the-world pause.
- * Paths starting with /fail answer 500.
+ * Paths starting with /fail answer 500; paths starting with /close answer with Connection: close
+ * and close the connection, as a server that refuses keep-alive.
  */
 final class TestServer implements AutoCloseable {
 
@@ -78,6 +79,7 @@ final class TestServer implements AutoCloseable {
             seen.merge(req.method() + " " + req.uri() + " " + req.headers().get("X-A") + " "
                     + req.content().toString(StandardCharsets.UTF_8), 1L, Long::sum);
             boolean fail = req.uri().startsWith("/fail");
+            boolean close = req.uri().startsWith("/close");
             long now = System.nanoTime();
             long due = Math.max(now + serviceNanos, stallUntil);
             ctx.executor().schedule(() -> {
@@ -85,7 +87,12 @@ final class TestServer implements AutoCloseable {
                         fail ? HttpResponseStatus.INTERNAL_SERVER_ERROR : HttpResponseStatus.OK,
                         Unpooled.copiedBuffer("ok\n", StandardCharsets.US_ASCII));
                 r.headers().set(HttpHeaderNames.CONTENT_LENGTH, r.content().readableBytes());
-                ctx.writeAndFlush(r);
+                if (close) {
+                    r.headers().set(HttpHeaderNames.CONNECTION, "close");
+                    ctx.writeAndFlush(r).addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                } else {
+                    ctx.writeAndFlush(r);
+                }
             }, due - now, TimeUnit.NANOSECONDS);
         }
     }

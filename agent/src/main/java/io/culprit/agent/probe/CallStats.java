@@ -23,7 +23,9 @@ final class CallStats {
      * "" when unknown or not SQL. Set once, racily: every writer writes the same answer.
      */
     volatile String database;
-    private final Histogram us = new Histogram(3);
+    private final Histogram us = Micros.histogram();
+    /** The longest call, exact: the histogram keeps two digits. */
+    private long maxUs;
     private long slow;
     private long errors;
     private double totalMs;
@@ -43,7 +45,8 @@ final class CallStats {
 
     void add(long ns, boolean isSlow, boolean failed, boolean held, boolean onEventLoop, long poolWaitNs) {
         poolWaitMs += poolWaitNs / 1e6;
-        us.recordValue(Math.max(1, ns / 1_000));  // counts the call too
+        Micros.record(us, ns / 1_000);  // counts the call too
+        maxUs = Math.max(maxUs, ns / 1_000);
         totalMs += ns / 1e6;
         if (held) heldMs += ns / 1e6;
         if (onEventLoop) eventLoopMs += ns / 1e6;
@@ -63,7 +66,7 @@ final class CallStats {
         r.put("count", count);
         r.put("totalMs", totalMs);
         r.put("p99Ms", us.getValueAtPercentile(99) / 1e3);
-        r.put("maxMs", us.getMaxValue() / 1e3);
+        r.put("maxMs", maxUs / 1e3);
         r.put("slowCount", slow);
         r.put("errors", errors);
         r.put("heldMs", heldMs);

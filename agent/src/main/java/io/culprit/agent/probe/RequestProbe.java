@@ -64,7 +64,9 @@ final class RequestProbe {
     private final ConcurrentHashMap<String, Object[]> byPattern = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, RouteStats> routes = new ConcurrentHashMap<>();
     private final Indexed<RouteStats> byIndex = new Indexed<>();
-    private final Histogram window = new Histogram(3);
+    private final Histogram window = Micros.histogram();
+    /** The window's largest latency and their sum, in µs: exact, where the histogram keeps 1 %. */
+    private long windowMaxUs, windowSumUs;
     private final Histogram[] gapLatency = new Histogram[GAP_BUCKETS_MS.length];
     /** Guarded by foldLock, like the rest of a fold's state. */
     private long errors, count, containerNs, lastEndNs = Long.MIN_VALUE;
@@ -79,7 +81,7 @@ final class RequestProbe {
     /** @param pools where a container's worker pool goes when a request hook finds it */
     RequestProbe(PoolProbe pools) {
         this.pools = pools;
-        for (int i = 0; i < gapLatency.length; i++) gapLatency[i] = new Histogram(3);
+        for (int i = 0; i < gapLatency.length; i++) gapLatency[i] = Micros.histogram();
     }
 
     List<Hook> hooks() {
@@ -224,9 +226,11 @@ final class RequestProbe {
             long gapMs = lastEndNs == Long.MIN_VALUE ? -1 : Math.max(0, (start - lastEndNs) / 1_000_000);
             lastEndNs = Math.max(lastEndNs, end);
             long us = Math.max(1, latency / 1_000);
-            window.recordValue(us);
+            Micros.record(window, us);
+            windowMaxUs = Math.max(windowMaxUs, us);
+            windowSumUs += us;
             int slot = gapSlot(gapMs);
-            if (slot < gapLatency.length) gapLatency[slot].recordValue(us);
+            if (slot < gapLatency.length) Micros.record(gapLatency[slot], us);
             ((RouteStats) table[(int) meta]).add(latency, us, records[at + 2], gapMs);
             if ((meta & FAILED) != 0) errors++;
             containerNs += latency;
@@ -265,6 +269,8 @@ final class RequestProbe {
             log.drainAll();
             windowRow(row, seconds);
             window.reset();
+            windowMaxUs = 0;
+            windowSumUs = 0;
             errors = 0;
         }
         return row;
@@ -278,8 +284,9 @@ final class RequestProbe {
         row.put("p50Ms", n == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1e3);
         row.put("p90Ms", n == 0 ? Double.NaN : h.getValueAtPercentile(90) / 1e3);
         row.put("p99Ms", n == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1e3);
-        row.put("maxMs", n == 0 ? Double.NaN : h.getMaxValue() / 1e3);
-        row.put("meanMs", n == 0 ? Double.NaN : h.getMean() / 1e3);
+        // The histogram keeps two digits; the window's maximum and mean are kept exact beside it.
+        row.put("maxMs", n == 0 ? Double.NaN : windowMaxUs / 1e3);
+        row.put("meanMs", n == 0 ? Double.NaN : (double) windowSumUs / n / 1e3);
         row.put("errors", (double) errors);
         // In the container when the window closed, as the load generator counts its own.
         row.put("inFlight", (double) (log.countAbove(DEPTH) + virtualInFlight.sum()));

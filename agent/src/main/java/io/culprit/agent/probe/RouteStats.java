@@ -16,7 +16,7 @@ final class RouteStats {
     final String route;
     /** This route's place in the probe's table, which is what a logged request carries. */
     final int index;
-    private final Histogram latencyUs = new Histogram(3);
+    private final Histogram latencyUs = Micros.histogram();
     private long handled;
     private double handlerMsSum;
     private double containerMsSum;
@@ -32,7 +32,7 @@ final class RouteStats {
     /** One request, its latency already in microseconds too; {@code gapMs} negative when unknown. */
     void add(long latencyNs, long latencyUs, long handlerNs, long gapMs) {
         double ms = latencyNs / 1e6;
-        this.latencyUs.recordValue(latencyUs);
+        Micros.record(this.latencyUs, latencyUs);
         containerMsSum += ms;
         if (handlerNs >= 0) {
             handled++;

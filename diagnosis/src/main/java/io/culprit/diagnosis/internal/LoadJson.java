@@ -73,6 +73,22 @@ public final class LoadJson {
         return read(caseDir).map(r -> num(r.path("summary").path("requests"))).orElse(Double.NaN);
     }
 
+    /**
+     * Successful responses (status under 400) after which the server closed the connection, and all
+     * successful responses: {closed, responses}. Null without load.json or from a generator older
+     * than the count (session 30).
+     */
+    public static double[] closedByServer(Path caseDir) {
+        return read(caseDir).filter(r -> r.path("summary").has("closed_by_server")).map(r -> {
+            double ok = 0;
+            for (var e = r.path("summary").path("status").fields(); e.hasNext(); ) {
+                var s = e.next();
+                if (s.getKey().compareTo("400") < 0 && s.getKey().length() == 3) ok += s.getValue().asDouble();
+            }
+            return new double[] {num(r.path("summary").path("closed_by_server")), ok};
+        }).orElse(null);
+    }
+
     /** The load model that drove the case ("open" or "closed"), or null without load.json. */
     public static String model(Path caseDir) {
         return read(caseDir).map(r -> r.path("plan").path("model").asText(null)).orElse(null);

@@ -161,7 +161,7 @@ public final class CpuHotspotRule implements Rule {
     }
 
     /** The largest entry, null for none. */
-    private static <K> Map.Entry<K, Long> top(Map<K, Long> sums) {
+    static <K> Map.Entry<K, Long> top(Map<K, Long> sums) {
         return sums.entrySet().stream().max(Map.Entry.comparingByValue()).orElse(null);
     }
 

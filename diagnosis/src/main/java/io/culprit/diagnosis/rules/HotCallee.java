@@ -8,8 +8,8 @@ import io.culprit.diagnosis.Frames;
  * whose cure is known whatever the application (a backtracking regular expression, a secure
  * random generator, password hashing, hash collisions, compression, public-key cryptography,
  * starting threads, copy-on-write collections, string concatenation in a loop, file-system calls,
- * unbuffered reads a byte at a time, busy-waiting, compiling stylesheets and schemas, sorting per
- * call). Keyed to JDK and library APIs only.
+ * forcing writes to disk, unbuffered reads a byte at a time, busy-waiting, compiling stylesheets
+ * and schemas, sorting per call). Keyed to JDK and library APIs only.
  */
 final class HotCallee {
 
@@ -79,6 +79,15 @@ final class HotCallee {
                 return FILE_SYSTEM;
             }
         },
+        FSYNC("forcing writes to disk (fsync)",
+                "Each fsync waits for the disk to make the written bytes durable, a round trip to the device for"
+                + " every call, and the writes of all threads queue for it. Flush once for many writes: group"
+                + " commit (append, then let one flush cover every record appended since the last one, each caller"
+                + " waiting for the flush that includes its record, not for a lock), flush on a timer where losing"
+                + " the last moments of records on a crash is acceptable, or hand the records to one writer thread"
+                + " that batches them.",
+                "sun.nio.ch.FileChannelImpl.force", "sun.nio.ch.FileDispatcherImpl.force", "java.io.FileDescriptor.sync",
+                "java.nio.MappedByteBuffer.force", "java.nio.MappedMemoryUtils.force"),
         FILE_SYSTEM("file-system calls (listing, stat-ing and opening files)",
                 "The request walks or reads the file system on every call: each file listed, stat-ed or opened is a"
                 + " system call, and a tree of thousands costs milliseconds of kernel CPU whatever the page cache holds."
@@ -165,9 +174,13 @@ final class HotCallee {
     /** The call the deepest application frame makes, without its line; null when that frame is the leaf. */
     static String callee(String[] stack) {
         int app = deepestApplication(stack);
-        if (app < 0) return null;
+        return app < 0 ? null : calleeBelow(stack, app);
+    }
+
+    /** The call frame {@code at} makes, without its line; null when that frame is the leaf. */
+    static String calleeBelow(String[] stack, int at) {
         // Method-handle plumbing (string concatenation's invokedynamic, lambda forms) names no call.
-        int i = app + 1;
+        int i = at + 1;
         while (i < stack.length - 1 && Frames.startsWithAny(stack[i], PLUMBING)) i++;
         return i >= stack.length ? null : Frames.stripLine(stack[i]);
     }
@@ -177,8 +190,12 @@ final class HotCallee {
     /** The kind of computation below the deepest application frame, the first one found from it to the leaf; null if none. */
     static Kind kind(String[] stack) {
         int app = deepestApplication(stack);
-        if (app < 0) return null;
-        for (int i = app + 1; i < stack.length; i++) {
+        return app < 0 ? null : kindBelow(stack, app);
+    }
+
+    /** The kind of computation below frame {@code at}, the first one found from it to the leaf; null if none. */
+    static Kind kindBelow(String[] stack, int at) {
+        for (int i = at + 1; i < stack.length; i++) {
             for (Kind k : Kind.values()) if (k.matches(stack[i])) return narrowed(k, stack, i);
         }
         return null;

@@ -227,6 +227,9 @@ public final class LockContentionRule implements Rule {
         int ownerCall = !permits && !handOff && !checkout && !lookup && !owner.isEmpty() ? heldCall(ev, culprit) : -1;
         // A map bin's lock: held while the map runs the caller's function.
         String mapCall = handOff || permits ? null : MapBinLock.call(lock, waiter);
+        // A monitor's owner busy in one call of its own (an fsync, a regex): the work the lock queues requests for.
+        HeldWork.Work work = ownerCall < 0 && mapCall == null && !permits && !handOff && !checkout && !lookup && !queueFull
+                && !waitNotify && !owner.isEmpty() ? HeldWork.of(ev, culprit) : null;
         String weight = (virtual ? "virtual threads spent about " : "threads spent ") + n.tag(Fmt.ms(blocked), ref) + " blocked"
                 + (Double.isFinite(share) ? " (" + n.tag(Fmt.pct(share), ref) + " of request time)"
                 : " (" + n.tag(Fmt.num(threads), ref) + " threads blocked on average)");
@@ -248,6 +251,7 @@ public final class LockContentionRule implements Rule {
                         + (busyWith >= 0 ? connectionHolders(ev, busyWith, n) : "")
                         + (cpuBound != null ? "; " + cpuBound : "")
                         + (ownerCall >= 0 && mapCall == null ? heldAcross(ev, ownerCall, n) : "")
+                        + (work != null ? HeldWork.clause(work, n) : "")
                         + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"
                         + MapBinLock.likelyHeld(ev, culprit, n) : "") + "." + dumpsStopped(ev))
                 .numbers(n.refs())
@@ -301,6 +305,7 @@ public final class LockContentionRule implements Rule {
                         + " executor run on ForkJoinPool.commonPool, or on a new thread per task where that pool has"
                         + " fewer than two threads (two CPUs or fewer): pass them an executor of their own." : "")
                         : mapCall != null ? MapBinLock.FIX
+                        : work != null ? HeldWork.fix(work)
                         : waitNotify
                         ? "Size the pool for its demand (rate × hold time, by Little's Law) or hold each resource for less"
                         + " (not across remote calls); a hand-made wait/notify pool is better replaced by a maintained one"

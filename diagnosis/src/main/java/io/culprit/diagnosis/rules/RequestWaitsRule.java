@@ -55,7 +55,8 @@ public final class RequestWaitsRule implements Rule {
         String ref = "tables/request-waits#0";
         String what = kind.equals("sleep") ? "slept " + n.tag(Fmt.ms(perRequestMs), ref) + " per request in Thread.sleep"
                 : "waited " + n.tag(Fmt.ms(perRequestMs), ref) + " per request " + (kind.equals("socket")
-                        ? "on the socket to " + target + ", which no probe times," : "on file I/O (" + target + ")");
+                        ? "on the socket to " + target + ", which no probe times,"
+                        : kind.equals("fsync") ? "forcing writes to disk (fsync of " + target + ")" : "on file I/O (" + target + ")");
         String summary = "request threads " + what + " at " + site + ": " + n.tag(Fmt.pct(share), ref) + " of the mean request's "
                 + Fmt.ms(meanMs) + " (" + n.tag(Fmt.num(t.number(0, "events")), ref) + " waits, the longest "
                 + n.tag(Fmt.ms(t.number(0, "maxMs")), ref) + ")";
@@ -98,6 +99,7 @@ public final class RequestWaitsRule implements Rule {
                                 + " circuit breaker stops calling a dependency that keeps failing), and retry without holding the"
                                 + " request thread: fewer attempts with a short, jittered and capped back-off, or the retry on a"
                                 + " scheduler with the response completed asynchronously."
+                        : kind.equals("fsync") ? HotCallee.Kind.FSYNC.fix
                         : kind.equals("sleep")
                         ? "Do not sleep on a request thread: retry on a scheduler or asynchronously, reject instead of"
                                 + " waiting when throttling (a rate limiter's tryAcquire), or answer asynchronously"

@@ -85,7 +85,7 @@ public final class RequestWaitCollector implements EventCollector {
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.ThreadSleep", "jdk.SocketRead", "jdk.SocketWrite", "jdk.FileRead", "jdk.FileWrite");
+        return Set.of("jdk.ThreadSleep", "jdk.SocketRead", "jdk.SocketWrite", "jdk.FileRead", "jdk.FileWrite", "jdk.FileForce");
     }
 
     @Override
@@ -112,6 +112,8 @@ public final class RequestWaitCollector implements EventCollector {
                 String host = e.getString("host");
                 target = (host == null || host.isEmpty() ? e.getString("address") : host) + ":" + e.getInt("port");
                 break;
+            // A disk flush (FileChannel.force), apart from reads and writes: its cure is flushing less often.
+            case "jdk.FileForce": kind = "fsync"; target = e.getString("path"); break;
             // No path: a stream over a file descriptor, such as a child process's output or stdin.
             default: kind = "file"; target = e.getString("path") == null ? Targets.PIPE : e.getString("path");
         }

@@ -24,6 +24,8 @@ final class Metrics {
     final AtomicLong failures = new AtomicLong();
     final AtomicLong httpErrors = new AtomicLong();
     final AtomicLong sent = new AtomicLong();
+    /** Measured responses under 400 after which the server closed the connection (Connection: close, HTTP/1.0). */
+    final AtomicLong closedByServer = new AtomicLong();
     private final AtomicLongArray byFailure = new AtomicLongArray(Failure.values().length);
     /** Index = status code; 0..599 covers every valid HTTP status. */
     final AtomicLongArray status = new AtomicLongArray(600);
@@ -69,6 +71,10 @@ final class Metrics {
 
     void sent() {
         bump(sent);
+    }
+
+    void closedByServer() {
+        bump(closedByServer);
     }
 
     long failures(Failure kind) {

@@ -278,6 +278,11 @@ final class Worker {
         }
         finished();
         if (!keepAlive) {
+            // A server may drop the connection after an error (Tomcat does after 500 and 503): only
+            // closes after a success say that it refuses keep-alive.
+            if (c.measured && status < 400) {
+                metrics.closedByServer();
+            }
             c.channel.close();
             return;
         }
