@@ -6,7 +6,8 @@ import java.util.Optional;
 /**
  * Resolves a finding's evidence ref to the element that shows it: {@code series/gc#pauseSumMs}
  * to the chart plotting that column, {@code tables/locks#0} to that row (or its table when the
- * row is not shown), {@code profiles/cpu.collapsed} to the flame graph. A ref the case does not
+ * row is not shown), {@code profiles/cpu.collapsed} to the flame graph, {@code load.json} (the load
+ * generator's summary) to the per-window table of that run. A ref the case does not
  * hold resolves to nothing and is shown unlinked, so no link ever scrolls nowhere.
  */
 public final class Refs {
@@ -28,6 +29,8 @@ public final class Refs {
             String kind = file.contains(".") ? file.substring(0, file.indexOf('.')) : file;
             return report.flames().stream().filter(f -> f.kind().equals(kind)).findFirst().map(f -> "flame-" + Html.id(f.kind()));
         }
+        // The load generator's own counts (load.json's summary): the page shows its run per window.
+        if (ref.equals("load.json") && report.windows() != null) return Optional.of("windows");
         return Optional.empty();
     }
 
