@@ -75,6 +75,19 @@ public enum Database {
     /** An index on {@code table}'s {@code columns}: named where the dialect needs a name. */
     public String createIndex(String table, List<String> columns) {
         String cols = String.join(", ", columns);
+        if (cols.contains("(")) {
+            // An expression: MySQL indexes it in its own parentheses; MariaDB, H2 and SQL Server only through a generated column.
+            String name = indexName("", columns).substring("idx__".length());
+            switch (this) {
+                case MYSQL: return "CREATE INDEX " + indexName(table, columns) + " ON " + table + " ((" + String.join("), (", columns) + "))";
+                case MARIADB: case H2: case SQLSERVER:
+                    // SQL Server's computed column takes its type from the expression; the others name it.
+                    return "ALTER TABLE " + table + " ADD " + name + (this == SQLSERVER ? "" : " <the column's type>") + " AS (" + cols + ")"
+                            + (this == MARIADB ? " VIRTUAL" : "") + ", then CREATE INDEX "
+                            + indexName(table, List.of(name)) + " ON " + table + " (" + name + "), and compare " + name;
+                default: break;
+            }
+        }
         return switch (this) {
             case POSTGRESQL, H2, UNKNOWN -> "CREATE INDEX ON " + table + " (" + cols + ")";
             default -> "CREATE INDEX " + indexName(table, columns) + " ON " + table + " (" + cols + ")";
@@ -88,6 +101,20 @@ public enum Database {
             case ORACLE -> "EXEC DBMS_STATS.GATHER_TABLE_STATS(USER, '" + table.toUpperCase(Locale.ROOT) + "')";
             case SQLSERVER -> "UPDATE STATISTICS " + table;
             default -> "ANALYZE " + table;
+        };
+    }
+
+    /**
+     * An index that serves {@code expr LIKE '%…%'} (a pattern with a leading wildcard, which no B-tree
+     * index can): trigrams on PostgreSQL, full-text indexes elsewhere.
+     */
+    public String substringIndex(String table, String expr) {
+        return switch (this) {
+            case MARIADB, MYSQL -> "a FULLTEXT index (ALTER TABLE " + table + " ADD FULLTEXT (" + expr + ")) searched with MATCH … AGAINST";
+            case H2 -> "H2's full-text search (CALL FT_CREATE_INDEX('PUBLIC', '" + table.toUpperCase(Locale.ROOT) + "', NULL))";
+            case ORACLE -> "an Oracle Text index (CREATE INDEX … ON " + table + " (" + expr + ") INDEXTYPE IS CTXSYS.CONTEXT)";
+            case SQLSERVER -> "a full-text index on " + table + " searched with CONTAINS";
+            default -> "pg_trgm (CREATE EXTENSION pg_trgm; CREATE INDEX ON " + table + " USING gin (" + expr + " gin_trgm_ops))";
         };
     }
 
@@ -107,6 +134,7 @@ public enum Database {
 
     private static String indexName(String table, List<String> columns) {
         String t = table.substring(table.lastIndexOf('.') + 1).replace("\"", "").replace("`", "");
-        return "idx_" + t + "_" + String.join("_", columns);
+        // An expression (lower(email)) names its index by its words: idx_people_lower_email.
+        return ("idx_" + t + "_" + String.join("_", columns)).replaceAll("\\W+", "_").replaceAll("_+$", "");
     }
 }

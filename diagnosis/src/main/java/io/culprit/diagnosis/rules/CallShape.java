@@ -25,6 +25,14 @@ final class CallShape {
     private static final Pattern FILTER = Pattern.compile("(?:\\bwhere|\\band|\\bor)\\s+(?:[a-z_][a-z0-9_]*\\.)?([a-z_][a-z0-9_]*)\\s*"
             + "(?:=|<|>|<=|>=|\\bin\\b|\\blike\\b|\\bbetween\\b)");
 
+    /** A filtered column inside a function call (lower(email) = ?): an index on the column cannot serve it. */
+    private static final Pattern WRAPPED = Pattern.compile("(?:\\bwhere|\\band|\\bor)\\s+([a-z_][a-z0-9_]*)\\(\\s*(?:[a-z_][a-z0-9_]*\\.)?"
+            + "([a-z_][a-z0-9_]*)\\s*\\)\\s*(?:=|<|>|<=|>=|\\bin\\b|\\blike\\b|\\bbetween\\b)");
+    private static final Pattern LIKE = Pattern.compile("\\blike\\b");
+    private static final Pattern WHERE = Pattern.compile("\\bwhere\\b");
+    private static final Pattern OFFSET = Pattern.compile("\\boffset\\s+(?:\\?|\\d+)");
+    private static final Pattern ORDER = Pattern.compile("\\border\\s+by\\s+(?:[a-z_][a-z0-9_]*\\.)?([a-z_][a-z0-9_]*)");
+
     private CallShape() { }
 
     /** The cure this call's command or statement calls for, in {@code db}'s dialect for SQL; null when nothing specific is known. */
@@ -94,6 +102,23 @@ final class CallShape {
         Set<String> columns = new LinkedHashSet<>();
         Matcher f = FILTER.matcher(s.substring(from.end()));
         while (f.find()) columns.add(f.group(1));
+        String rest = s.substring(from.end());
+        Matcher offset = OFFSET.matcher(rest);
+        if (offset.find()) return offsetPaging(table, rest, db);
+        Set<String> wrapped = new LinkedHashSet<>();
+        Matcher w = WRAPPED.matcher(rest);
+        while (w.find()) wrapped.add(w.group(1) + "(" + w.group(2) + ")");
+        boolean like = LIKE.matcher(rest).find();
+        if (!wrapped.isEmpty()) {
+            List<String> exprs = new ArrayList<>(wrapped);
+            return "Read its plan (" + db.planName() + "): the filter applies a function to the column (" + String.join(", ", exprs)
+                    + "), so an index on the column itself cannot serve it; index the expression (" + db.createIndex(table, exprs)
+                    + "), or store the value already normalised and compare it as it is." + (like ? leadingWildcard(table, exprs.get(0), db) : "");
+        }
+        if (columns.isEmpty() && WHERE.matcher(rest).find()) {
+            return "Read its plan (" + db.planName() + "): no index serves its filter, so each call reads all of " + table
+                    + "; index what the WHERE clause compares, in the form it compares it." + (like ? leadingWildcard(table, "the column", db) : "");
+        }
         if (columns.isEmpty()) {
             return "Read its plan (" + db.planName() + "): without a WHERE clause on " + table + " it reads the whole table each time;"
                     + " count or aggregate incrementally, cache the result, or bound it (LIMIT, a time range).";
@@ -103,6 +128,28 @@ final class CallShape {
                 + " filtered column" + (cols.size() > 1 ? "s" : "") + " (" + db.createIndex(table, cols)
                 + "), or, if an index exists and is not used, compare the column's type with the parameter's and refresh"
                 + " the statistics (" + db.refreshStatistics(table) + "); if the plan already uses an index, the time is"
-                + " the database's own (a function, a lock, a busy server), not the plan's.";
+                + " the database's own (a function, a lock, a busy server), not the plan's."
+                + (like ? leadingWildcard(table, cols.get(0), db) : "");
+    }
+
+    /** Said of a LIKE: its parameter is not in the normalised text, so whether it starts with % is not known. */
+    private static String leadingWildcard(String table, String expr, Database db) {
+        return " If the LIKE pattern starts with % (a search for a substring), no ordinary index serves it at all:"
+                + " use " + db.substringIndex(table, expr) + ", or match a prefix (LIKE 'abc%') where that is what is meant.";
+    }
+
+    /**
+     * LIMIT … OFFSET: every page reads and throws away the rows before it, and an ORDER BY that no
+     * index serves sorts the whole table for each page.
+     */
+    private static String offsetPaging(String table, String rest, Database db) {
+        Matcher order = ORDER.matcher(rest);
+        String key = order.find() ? order.group(1) : null;
+        return "It pages with OFFSET: the database produces every row before the page and throws them away, so page n"
+                + " costs n pages" + (key == null ? "" : ", after sorting " + table + " by " + key + " unless an index serves that order")
+                + ". Page by key instead (keyset pagination: WHERE " + (key == null ? "key" : key) + " > the last value of the"
+                + " previous page ORDER BY " + (key == null ? "key" : key) + " LIMIT n), with an index on the key"
+                + (key == null ? "" : " (" + db.createIndex(table, List.of(key)) + "; add a unique column such as the id to"
+                + " the key when " + key + " repeats)") + "; cap how deep a client may page.";
     }
 }

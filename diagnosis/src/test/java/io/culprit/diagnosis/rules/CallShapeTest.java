@@ -22,6 +22,30 @@ class CallShapeTest {
     }
 
     /** A service on MariaDB was told EXPLAIN (ANALYZE, BUFFERS), which MariaDB rejects, and an unnamed index, which it needs named. */
+    /** Found outside the lab (session 30): "where lower(email) like ?" read as a statement without a WHERE clause. */
+    @Test
+    void aFunctionOnTheFilteredColumnAsksForAnIndexOnTheExpression() {
+        String sql = "select id, email from people where lower(email) like ? limit ?";
+        assertThat(CallShape.fix("sql", sql, Database.POSTGRESQL))
+                .contains("applies a function to the column (lower(email))", "CREATE INDEX ON people (lower(email))",
+                        "starts with %", "pg_trgm (CREATE EXTENSION pg_trgm; CREATE INDEX ON people USING gin (lower(email) gin_trgm_ops))")
+                .doesNotContain("without a WHERE clause");
+        assertThat(CallShape.fix("sql", sql, Database.MYSQL)).contains("CREATE INDEX idx_people_lower_email ON people ((lower(email)))");
+        assertThat(CallShape.fix("sql", sql, Database.MARIADB)).contains("ALTER TABLE people ADD lower_email <the column's type> AS (lower(email)) VIRTUAL, then CREATE INDEX idx_people_lower_email ON people (lower_email)",
+                "FULLTEXT");
+        assertThat(CallShape.fix("sql", "select id from people where email like ?", Database.POSTGRESQL))
+                .contains("CREATE INDEX ON people (email)", "starts with %");
+        assertThat(CallShape.fix("sql", "select id from people where email = ?", Database.POSTGRESQL)).doesNotContain("starts with %");
+    }
+
+    @Test
+    void offsetPagingIsAnsweredWithKeysetPagination() {
+        assertThat(CallShape.fix("sql", "select id, name from people order by name limit ? offset ?", Database.POSTGRESQL))
+                .startsWith("It pages with OFFSET").contains("after sorting people by name",
+                        "WHERE name > the last value of the previous page ORDER BY name LIMIT n", "CREATE INDEX ON people (name)");
+        assertThat(CallShape.fix("sql", "select id from tz where offset = ?", Database.POSTGRESQL)).doesNotContain("OFFSET");
+    }
+
     @Test
     void theAdviceSpeaksTheDatabasesDialect() {
         String sql = "select owner, balance from accounts where owner_id = ?";
