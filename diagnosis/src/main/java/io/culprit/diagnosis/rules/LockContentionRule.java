@@ -340,14 +340,14 @@ public final class LockContentionRule implements Rule {
     }
 
     /** The cure for the statement the pool's connections are busy with (row {@code row} of calls, or -1), and a space. */
-    private static String statementFix(Evidence ev, int row) {
+    static String statementFix(Evidence ev, int row) {
         if (row < 0) return "";
         String shaped = CallShape.fix("sql", ev.rows("calls").orElseThrow().text(row, "target"), ev.database());
         return (shaped != null ? shaped : "Make the statement the connections are busy with cheaper (its plan, an index, a smaller result).") + " ";
     }
 
     /** The {@code sql} row of {@code calls} with the most total time, or -1. */
-    private static int costliestSql(Evidence ev) {
+    static int costliestSql(Evidence ev) {
         return costliest(ev, (t, i) -> "sql".equals(t.text(i, "kind")));
     }
 
@@ -405,7 +405,7 @@ public final class LockContentionRule implements Rule {
     }
 
     /** "; the connections are busy with sql "…", X ms each, N running on average (Little's Law)". */
-    private static String connectionHolders(Evidence ev, int row, Numbers n) {
+    static String connectionHolders(Evidence ev, int row, Numbers n) {
         return holders(ev, row, n, "; the connections are busy with ", " running on average (Little's Law)");
     }
 

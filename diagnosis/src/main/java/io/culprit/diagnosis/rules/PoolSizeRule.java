@@ -70,13 +70,16 @@ public final class PoolSizeRule implements Rule {
                 : undersized ? Severity.WARN : Severity.INFO;
         // A container on virtual threads has no worker pool: nothing but this pool bounds the requests in flight.
         boolean virtual = ev.onVirtualThreads();
+        // What the connections are busy with, when the pool is full: the statement to shorten before sizing.
+        int busy = undersized ? LockContentionRule.costliestSql(ev) : -1;
         return b.severity(sev).score(Math.min(1, util) * (sev == Severity.CRITICAL ? 0.9 : 0.5))
                 .summary(law + " (" + n.tag(Fmt.pct(util), "series/pools#dbTotal") + " utilised)"
                         + (pending >= 1 ? ", " + n.tag(Fmt.num(pending), "series/pools#dbPending") + " threads pending"
                         + (waitedThen ? "" : " at most, none in the " + (last ? "last" : "first") + " third of the run, where the law was read") : "")
                         + (undersized && waitShare >= PoolStarvationRule.WAIT_SHARE_WARN ? "; requests spent "
                         + n.tag(Fmt.pct(waitShare), "series/pools#dbAcquireMsTotal") + " of their time getting a connection" : "")
-                        + (virtual ? "; the container runs requests on virtual threads" : "") + ".")
+                        + (virtual ? "; the container runs requests on virtual threads" : "")
+                        + (busy >= 0 ? LockContentionRule.connectionHolders(ev, busy, n) : "") + ".")
                 .numbers(n.refs())
                 .explains("pool-starvation").explains("tail-latency").explains("request-errors")
                 .culprit("connection pool size")
@@ -85,8 +88,9 @@ public final class PoolSizeRule implements Rule {
                         + (virtual ? " On virtual threads the container starts a thread for every request it accepts, so"
                         + " the requests in flight are bounded only by the clients, and all of them queue here: the pool"
                         + " took over the role of the worker pool's maximum." : ""))
-                .fix("Shorten connection usage (slow or locked statements, work done while holding a connection),"
-                        + " then size the pool to about rps × usage time with headroom: " + Fmt.num(size) + " connections at "
+                .fix((busy >= 0 ? "Shorten connection usage first: " + LockContentionRule.statementFix(ev, busy) + "Then size"
+                        : "Shorten connection usage (slow or locked statements, work done while holding a connection), then size")
+                        + " the pool to about rps × usage time with headroom: " + Fmt.num(size) + " connections at "
                         + Fmt.ms(usageMs) + " a use serve at most " + Fmt.num(size * 1000 / usageMs) + " rps; to serve R rps"
                         + " at 70 % use, R × " + Fmt.ms(usageMs) + " ÷ 0.7 connections (a rate the pool capped is not the"
                         + " demand; and the database must take that many sessions at once)."

@@ -58,6 +58,18 @@ class OutsideConflictsAndFlushesTest {
         assertThat(f.explains()).contains("caught-exceptions", "request-errors");
     }
 
+    /** Deadlocks are few but each costs the deadlock timeout: they lead db-row-lock, which they explain. */
+    @Test
+    void deadlocksFromOppositeLockOrdersAreTheRootCause() {
+        Finding f = new TransactionConflictsRule().evaluate(Fixtures.evidence("outside-deadlock-order"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.App$Transfers.lambda$move$0:85");
+        assertThat(f.summary()).startsWith("38 transaction attempts aborted by deadlocks, 0.5 per request").endsWith("; 41 requests failed.");
+        assertThat(f.explanation()).contains("deadlock_timeout").contains("The request fails");
+        assertThat(f.fix()).startsWith("Take the rows' locks in one order in every transaction");
+        assertThat(f.explains()).contains("db-row-lock");
+    }
+
     @Test
     void anAtomicUpdateAbortsNothing() {
         Finding f = new TransactionConflictsRule().evaluate(Fixtures.evidence("outside-serializable-retries-fixed"));
