@@ -142,6 +142,11 @@ public final class TransactionConflictsRule implements Rule {
                 .fix((kind == Kind.DEADLOCK
                         ? "Take the rows' locks in one order in every transaction (sort the ids before updating them), and"
                         + " keep transactions short. "
+                        : kind == Kind.OPTIMISTIC
+                        ? "Make the change one atomic UPDATE (with JPA a @Modifying @Query such as \"update Account a set"
+                        + " a.balance = a.balance + ?2 where a.id = ?1\"), or read the entity with a pessimistic"
+                        + " lock (@Lock(LockModeType.PESSIMISTIC_WRITE), a SELECT … FOR UPDATE) so that colliding transactions"
+                        + " queue instead of failing: a version check suits rows that are seldom written at once. "
                         : "Make the change one atomic statement (UPDATE … SET balance = balance + ? WHERE id = ?), which"
                         + " READ COMMITTED applies without an abort, or lock the row first (SELECT … FOR UPDATE) so that"
                         + " colliding transactions queue instead of failing; keep SERIALIZABLE for the transactions that need it. ")

@@ -70,6 +70,21 @@ class OutsideConflictsAndFlushesTest {
         assertThat(f.explains()).contains("db-row-lock");
     }
 
+    /** Hibernate's version check, retried by the service: the JPA cure, an atomic update or a pessimistic lock. */
+    @Test
+    void optimisticLockFailuresRetriedAreNamedWithTheJpaCure() {
+        Finding f = new TransactionConflictsRule().evaluate(Fixtures.evidence("outside-optimistic-lock-retries"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Stock$Reservations.reserve:62");
+        assertThat(f.summary()).startsWith("29,538 transaction attempts aborted by optimistic-lock failures (a row's version"
+                + " changed under the transaction), 2.4 per request (OptimisticLockException: \"Row was updated or deleted by"
+                + " another transaction").endsWith("the service retries them: only 2 requests failed.");
+        assertThat(f.fix()).startsWith("Make the change one atomic UPDATE (with JPA a @Modifying @Query")
+                .contains("@Lock(LockModeType.PESSIMISTIC_WRITE)");
+        assertThat(new TransactionConflictsRule().evaluate(Fixtures.evidence("outside-optimistic-lock-retries-fixed")).severity())
+                .isEqualTo(Severity.OK);
+    }
+
     @Test
     void anAtomicUpdateAbortsNothing() {
         Finding f = new TransactionConflictsRule().evaluate(Fixtures.evidence("outside-serializable-retries-fixed"));
