@@ -47,6 +47,15 @@ public final class ThreadChurnRule implements Rule {
                 "Build one HttpClient and share it (it is thread-safe and pools its connections); close the ones built"
                 + " per call until then.",
                 "jdk.internal.net.http.", "java.net.http.HttpClient.newHttpClient"),
+        NETTY_CLIENT("a client built per call that brings its own Netty event loops and timer (Lettuce's RedisClient and"
+                + " its ClientResources, a Reactor Netty HttpClient with loop resources of its own, a gRPC ManagedChannel):"
+                + " each call starts those threads, opens a connection, and shuts them all down again",
+                "Build the client once and share it: a Lettuce RedisClient and its connection are thread-safe and meant to"
+                + " live as long as the application (Spring Boot's auto-configured connection factory and RedisTemplate"
+                + " already are one); likewise one WebClient or HttpClient, and one ManagedChannel per target. Until"
+                + " then, shut down every client built per call.",
+                "io.netty.util.concurrent.ThreadPerTaskExecutor.", "io.netty.util.concurrent.SingleThreadEventExecutor.doStartThread",
+                "io.netty.util.HashedWheelTimer.start"),
         TIMER("a new java.util.Timer per call: each starts its own thread, which lives until the timer is cancelled",
                 "Share one ScheduledExecutorService (or the framework's scheduler) for delayed work, and cancel what you schedule.",
                 "java.util.Timer.<init>"),

@@ -140,4 +140,15 @@ class OutsideConflictsAndFlushesTest {
         assertThat(new KeepAliveRule().evaluate(Fixtures.evidence("outside-keep-alive-off-fixed")).severity()).isEqualTo(Severity.OK);
         assertThat(new KeepAliveRule().evaluate(Fixtures.evidence("healthy")).verdict().name()).isEqualTo("NOT_ASSESSED");
     }
+
+    /** A Lettuce RedisClient per request: its Netty event loops and timer started and stopped each time. */
+    @Test
+    void aRedisClientBuiltPerRequestIsNamedWithItsNettyThreadsAndTheSharedClientCure() {
+        Finding f = new ThreadChurnRule().evaluate(Fixtures.evidence("outside-redis-client-per-request"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.App$Api.flag:210");
+        assertThat(f.summary()).contains("lettuce-eventExecutorLoop", "a client built per call that brings its own Netty event loops");
+        assertThat(f.fix()).startsWith("Build the client once and share it: a Lettuce RedisClient");
+        assertThat(new ThreadChurnRule().evaluate(Fixtures.evidence("outside-redis-client-per-request-fixed")).severity()).isEqualTo(Severity.OK);
+    }
 }
