@@ -78,7 +78,7 @@ public final class SlowCallsRule implements Rule {
         String kind = t.text(top, "kind");
         String target = t.text(top, "target");
         String large = LargeReplies.clause(ev, kind, t.number(top, "count"), n);
-        return b.severity(sev).score(slowShare).evidence("tables/calls#" + top).culprit(target)
+        return b.severity(sev).score(slowShare).evidence("tables/calls#" + top).culprit(culprit(t, top))
                 .summary(n.tag(String.valueOf(slowRows), "tables/calls") + " call target(s) over threshold take "
                         + n.tag(Fmt.pct(slowShare), "tables/calls") + " of request time; worst: "
                         + kind + " " + quote(target) + " P99 " + n.tag(Fmt.ms(t.number(top, "p99Ms")), "tables/calls#" + top) + " (threshold "
@@ -116,7 +116,7 @@ public final class SlowCallsRule implements Rule {
         String target = t.text(row, "target");
         double share = t.number(row, "shareOfRequestTime");
         String large = LargeReplies.clause(ev, kind, t.number(row, "count"), n);
-        return finding(Severity.WARN).score(share * 0.5).evidence("tables/calls#" + row).culprit(target)
+        return finding(Severity.WARN).score(share * 0.5).evidence("tables/calls#" + row).culprit(culprit(t, row))
                 .summary("requests spend " + n.tag(Fmt.pct(share), "tables/calls#" + row) + " of their time in " + kind + " "
                         + quote(target) + " (P99 " + n.tag(Fmt.ms(t.number(row, "p99Ms")), "tables/calls#" + row) + ", under the "
                         + Fmt.ms(threshold(kind)) + " that makes a call slow; " + n.tag(Fmt.num(t.number(row, "count")), "tables/calls#" + row)
@@ -132,6 +132,15 @@ public final class SlowCallsRule implements Rule {
                 .confirm(withDatabase(ev, ev.confirm("trace " + traceTarget(t, row) + " '#cost > " + (long) (t.number(row, "p99Ms") / 2) + "'"),
                         kind, target))
                 .build();
+    }
+
+    /**
+     * What to name as the culprit: the statement or URL, which say what is slow; for Redis the
+     * command alone ("GET") says nothing of where, so the application frame that made the call.
+     */
+    private static String culprit(Table t, int row) {
+        String caller = Evidence.text(t, row, "caller");
+        return "redis".equalsIgnoreCase(t.text(row, "kind")) && !caller.isEmpty() && !caller.startsWith("(") ? caller : t.text(row, "target");
     }
 
     private static String or(String specific, String generic) {

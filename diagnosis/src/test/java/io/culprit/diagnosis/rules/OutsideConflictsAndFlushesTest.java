@@ -112,6 +112,7 @@ class OutsideConflictsAndFlushesTest {
     void aLargeRedisValueIsNamedFromTheAllocationOfDecodingIt() {
         Finding f = new SlowCallsRule().evaluate(Fixtures.evidence("outside-redis-big-value"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).as("a Redis command names no place: its caller does").isEqualTo("blind.App$Api.profile:119");
         assertThat(f.summary()).contains("redis \"GET\"").endsWith("; each reply is large: 2.0 MB allocated per call decoding it"
                 + " (100 % of all allocation, the most at ByteArrayCodec.getBytes).");
         assertThat(f.fix()).startsWith("Keep values small").contains("HGET or HMGET");
