@@ -31,7 +31,8 @@ public final class CallerRunsRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
-        if (ev.cpuProfileIfAny().isEmpty() && ev.rows("db-waits").isEmpty() && ev.rows("request-waits").isEmpty()) {
+        CpuProfile p = ev.cpuProfileIfAny().orElse(null);
+        if (p == null && ev.rows("db-waits").isEmpty() && ev.rows("request-waits").isEmpty()) {
             return notAssessed("needs the cpu profile or the tables db-waits and request-waits");
         }
         double waitMs = 0, top = 0;
@@ -53,7 +54,6 @@ public final class CallerRunsRule implements Rule {
                 }
             }
         }
-        CpuProfile p = ev.cpuProfileIfAny().orElse(null);
         double cpuShare = p == null || p.samples() == 0 ? 0 : p.share(f -> f.startsWith(REJECTED));
         Finding.Builder b = finding(Severity.OK).evidence(topRef != null ? topRef : "profiles/cpu.collapsed");
         if (topStack == null && cpuShare == 0) {

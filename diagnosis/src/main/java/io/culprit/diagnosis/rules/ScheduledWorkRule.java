@@ -39,7 +39,7 @@ public final class ScheduledWorkRule implements Rule {
         "io.undertow.server.Connectors.executeRootHandler", "org.springframework.web.reactive.DispatcherHandler.handle",
         "reactor.netty.http.server.HttpServerOperations.onInboundNext", "io.grpc.internal.ServerImpl$"
     };
-    private static final String FORK_JOIN_WORKER = "java.util.concurrent.ForkJoinWorkerThread.run";
+    private static final String[] FORK_JOIN_WORKER = {"java.util.concurrent.ForkJoinWorkerThread.run"};
 
     @Override public String id() { return "scheduled-work"; }
     @Override public String title() { return "Scheduled background work takes the requests' CPU"; }
@@ -103,11 +103,6 @@ public final class ScheduledWorkRule implements Rule {
 
     private static boolean has(String[] st, String[] prefixes) {
         for (String f : st) if (Frames.startsWithAny(f, prefixes)) return true;
-        return false;
-    }
-
-    private static boolean has(String[] st, String prefix) {
-        for (String f : st) if (f.startsWith(prefix)) return true;
         return false;
     }
 }
