@@ -44,6 +44,33 @@ class JvmTriggersTest {
         assertThat(ops.number(dump, "callerShare")).isEqualTo(1.0);
     }
 
+    /** Objects with a finalize() that does something (HotSpot ignores an empty one): a collection finds them as final references. */
+    @Test
+    void finalizableObjectsAreCountedAsFinalReferences() throws Exception {
+        Path jfr = Recordings.record(() -> {
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 20_000; i++) sink = new Finalizable();
+                purge();
+            }
+        });
+        Table refs = JfrFiles.read(jfr).tables(new Observation(0, Long.MAX_VALUE / 2, 0)).get("gc-references");
+        assertThat(refs).isNotNull();
+        int row = row(refs, "type", "Final reference");
+        assertThat(row).as("references: %s", refs.rows()).isGreaterThanOrEqualTo(0);
+        assertThat(refs.number(row, "count")).isGreaterThanOrEqualTo(20_000);
+        assertThat(refs.number(row, "maxPerGc")).isGreaterThan(0).isLessThanOrEqualTo(refs.number(row, "count"));
+    }
+
+    static volatile Object sink;
+    static final java.util.concurrent.atomic.AtomicLong FINALIZED = new java.util.concurrent.atomic.AtomicLong();
+
+    static final class Finalizable {
+        @SuppressWarnings({"deprecation", "removal"})
+        @Override protected void finalize() {
+            FINALIZED.incrementAndGet();
+        }
+    }
+
     private static void purge() {
         System.gc();
     }

@@ -46,6 +46,8 @@ class RequestWaitsTest {
             assertThat(t.text(socket, "target")).endsWith(":" + backend.getLocalPort());
             assertThat(t.text(socket, "site")).isEqualTo(RequestWaitsTest.class.getName() + ".quote");
             assertThat(t.number(socket, "events")).isEqualTo(10);
+            // Every answer takes the backend's 20 ms: the shortest wait is near it, and no longer than the longest.
+            assertThat(t.number(socket, "minMs")).isGreaterThanOrEqualTo(15.0).isLessThanOrEqualTo(t.number(socket, "maxMs"));
         }
     }
 

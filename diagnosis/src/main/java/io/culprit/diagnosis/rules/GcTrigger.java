@@ -38,7 +38,7 @@ final class GcTrigger {
     final String fix;
     final String explanation;
 
-    private GcTrigger(String summary, String culprit, String fix, String explanation) {
+    GcTrigger(String summary, String culprit, String fix, String explanation) {
         this.summary = summary;
         this.culprit = culprit;
         this.fix = fix;

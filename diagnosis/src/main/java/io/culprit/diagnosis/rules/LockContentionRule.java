@@ -230,6 +230,9 @@ public final class LockContentionRule implements Rule {
         // A monitor's owner busy in one call of its own (an fsync, a regex): the work the lock queues requests for.
         HeldWork.Work work = ownerCall < 0 && mapCall == null && !permits && !handOff && !checkout && !lookup && !queueFull
                 && !waitNotify && !owner.isEmpty() ? HeldWork.of(ev, culprit) : null;
+        // A parked lock records no owner: a slow call the locking class makes is the likely critical section.
+        int guarded = owner.isEmpty() && mapCall == null && !permits && !handOff && !checkout && !lookup && !queueFull && !waitNotify
+                ? guardedCall(ev, culprit) : -1;
         String weight = (virtual ? "virtual threads spent about " : "threads spent ") + n.tag(Fmt.ms(blocked), ref) + " blocked"
                 + (Double.isFinite(share) ? " (" + n.tag(Fmt.pct(share), ref) + " of request time)"
                 : " (" + n.tag(Fmt.num(threads), ref) + " threads blocked on average)");
@@ -252,6 +255,7 @@ public final class LockContentionRule implements Rule {
                         + (cpuBound != null ? "; " + cpuBound : "")
                         + (ownerCall >= 0 && mapCall == null ? heldAcross(ev, ownerCall, n) : "")
                         + (work != null ? HeldWork.clause(work, n) : "")
+                        + (guarded >= 0 ? guardedClause(ev, guarded, culprit, n) : "")
                         + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"
                         + MapBinLock.likelyHeld(ev, culprit, n) : "") + "." + dumpsStopped(ev))
                 .numbers(n.refs())
@@ -306,6 +310,7 @@ public final class LockContentionRule implements Rule {
                         + " fewer than two threads (two CPUs or fewer): pass them an executor of their own." : "")
                         : mapCall != null ? MapBinLock.FIX
                         : work != null ? HeldWork.fix(work)
+                        : guarded >= 0 ? GUARDED_FIX
                         : waitNotify
                         ? "Size the pool for its demand (rate × hold time, by Little's Law) or hold each resource for less"
                         + " (not across remote calls); a hand-made wait/notify pool is better replaced by a maintained one"
@@ -357,6 +362,44 @@ public final class LockContentionRule implements Rule {
         String method = Frames.stripLine(culprit);
         return costliestCall(ev, caller -> Frames.stripLine(caller).equals(method));
     }
+
+    /** A call takes the lock's holder a tenth of the run: long enough to be what the waiters wait for. */
+    static final double GUARDED_WALL_SHARE = 0.1;
+
+    /**
+     * For a lock with no recorded owner (a ReentrantLock's parks): the costliest call made by the
+     * class that takes the lock, when its calls fill at least {@link #GUARDED_WALL_SHARE} of the
+     * run; -1 otherwise. A service outside the lab refreshed a token over HTTP inside a
+     * ReentrantLock, and was told only to "take the lock off the per-request path".
+     */
+    private static int guardedCall(Evidence ev, String culprit) {
+        String cls = classOf(culprit);
+        if (cls == null || !Frames.isApplication(culprit)) return -1;
+        int row = costliestCall(ev, caller -> cls.equals(classOf(caller)));
+        double wallMs = ev.observedSeconds() * 1000;
+        return row >= 0 && wallMs > 0 && ev.rows("calls").orElseThrow().number(row, "totalMs") >= GUARDED_WALL_SHARE * wallMs ? row : -1;
+    }
+
+    /** The class of a frame ({@code a.B.m:3} → {@code a.B}); null for null or a bare name. */
+    private static String classOf(String frame) {
+        if (frame == null) return null;
+        String m = Frames.stripLine(frame);
+        int dot = m.lastIndexOf('.');
+        return dot > 0 ? m.substring(0, dot) : null;
+    }
+
+    /** "; no owner is recorded for a parked lock, but the same class makes http "GET …" (…): …". */
+    private static String guardedClause(Evidence ev, int row, String culprit, Numbers n) {
+        Table t = ev.rows("calls").orElseThrow();
+        double wall = t.number(row, "totalMs") / (ev.observedSeconds() * 1000);
+        return "; a parked lock records no owner, but the class that takes it, " + Frames.shortName(classOf(culprit))
+                + ", makes " + call(ev, row, n) + " at " + Frames.stripLine(Evidence.text(t, row, "caller")) + ", in flight "
+                + n.tag(Fmt.pct(wall), "tables/calls#" + row) + " of the run's time: made with the lock held, each call stops every waiter";
+    }
+
+    static final String GUARDED_FIX = "Do not hold the lock across the call: make it outside the lock and publish the result"
+            + " (a volatile field, an AtomicReference, a compare-and-set), refresh ahead of expiry on a background thread, or let"
+            + " one caller refresh while the others keep using the current value; hold the lock only to swap the shared state.";
 
     /** The {@code calls} row with the most total time among those whose caller {@code caller} accepts, or -1. */
     static int costliestCall(Evidence ev, java.util.function.Predicate<String> caller) {

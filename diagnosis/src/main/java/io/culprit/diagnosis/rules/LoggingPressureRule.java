@@ -81,6 +81,7 @@ public final class LoggingPressureRule implements Rule {
                 + (fromProfile ? " (wall time), logging frameworks in " + n.tag(Fmt.pct(share), ev.cpuRef()) + " of CPU samples"
                         : " (" + n.tag(Fmt.pct(share), "tables/logging") + " of " + Fmt.num(cpus) + " CPU(s))");
         Finding blocked = blockedOnOutput(ev, t, top, appenderMs, share, fromProfile, what);
+        if (blocked == null) blocked = handlerLock(ev);
         if (blocked != null) return blocked;
         Severity sev = share >= APPENDER_SHARE_CRITICAL ? Severity.CRITICAL
                 : share >= APPENDER_SHARE_WARN || stacksPerSecond >= STACK_TRACES_PER_SECOND_WARN ? Severity.WARN
@@ -169,6 +170,59 @@ public final class LoggingPressureRule implements Rule {
         return b.build();
     }
 
+    /**
+     * Requests that queue on a logging framework's own lock (the locks table's top row): a handler or
+     * appender that formats and writes each event while holding it, such as java.util.logging's
+     * FileHandler, whose synchronized publish also flushes every record. culprit's logging probe
+     * times logback's and log4j2's appenders, not JUL's: a service outside the lab that wrote three
+     * audit lines per request through a JUL FileHandler had lock-contention name the handler's
+     * monitor with the cure for a lock in its own code ("make the call before taking the lock").
+     */
+    private Finding handlerLock(Evidence ev) {
+        Optional<Table> locks = ev.rows("locks");
+        double requestMs = ev.requestTimeMs();
+        if (locks.isEmpty() || !(requestMs > 0)) return null;
+        Table l = locks.get();
+        int top = 0;
+        for (int i = 1; i < l.rows().size(); i++) if (l.number(i, "blockedMs") > l.number(top, "blockedMs")) top = i;
+        String lock = Evidence.text(l, top, "lockClass");
+        if (!isLogging(lock)) return null;
+        double blocked = Math.min(1, l.number(top, "blockedMs") / requestMs);
+        if (!(blocked >= BLOCKED_SHARE_WARN)) return null;
+        String ref = "tables/locks#" + top;
+        String waiter = null;
+        for (String f : Evidence.stack(l, top, "waiterStack")) if (waiter == null && !isLogging(f) && !io.culprit.diagnosis.Frames.isJdk(f)) waiter = f;
+        Numbers n = new Numbers();
+        double cpu = ev.cpuShare(LoggingPressureRule::isLogging);
+        double callers = ev.cpuShare(LoggingPressureRule::isCallerData);
+        boolean jul = lock.startsWith("java.util.logging.");
+        String work = Double.isFinite(cpu) ? "; logging frameworks run in " + n.tag(Fmt.pct(cpu), ev.cpuRef()) + " of CPU samples"
+                + (callers >= CALLER_DATA_OF_LOGGING * cpu ? ", " + n.tag(Fmt.pct(callers), ev.cpuRef()) + " finding each event's caller" : "")
+                : "";
+        return finding(blocked >= BLOCKED_SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(blocked)
+                .evidence(ref).culprit(waiter == null ? lock : io.culprit.diagnosis.Frames.stripLine(waiter))
+                .summary("requests spend " + n.tag(Fmt.pct(blocked), ref) + " of their time blocked on the logging lock " + lock + " ("
+                        + n.tag(Fmt.num(l.number(top, "events")), ref) + " waits" + (waiter == null ? "" : ", logging from " + waiter) + ")"
+                        + work + ": the handler formats and writes each event while holding it, one thread at a time.")
+                .numbers(n.refs())
+                .explanation((jul ? "java.util.logging's StreamHandler and FileHandler publish under the handler's monitor, and"
+                        + " FileHandler flushes every record to its file inside it; SimpleFormatter's default format also finds each"
+                        + " record's caller (its source) by walking the stack." : "The appender formats and writes each event under its"
+                        + " lock.") + " Every thread that logs queues for that one lock, so the service logs, and answers, one"
+                        + " request at a time however many threads and cores it has.")
+                .fix("Log less on the request path (a finer level for per-request lines, or one line per request)"
+                        + (jul ? "; route java.util.logging into SLF4J (jul-to-slf4j's SLF4JBridgeHandler) and write through an"
+                                + " asynchronous appender (logback's AsyncAppender with neverBlock, log4j2's AsyncLogger) instead of a"
+                                + " FileHandler that flushes every record; drop the source (%2$s) from"
+                                + " java.util.logging.SimpleFormatter.format"
+                                : "; put an asynchronous appender in front of the slow one (logback's AsyncAppender with neverBlock,"
+                                + " log4j2's AsyncLogger), and drop caller data (%M, %L, %C, %F, %l) from the pattern") + ".")
+                .confirm(ev.confirm(jul ? "monitor " + lock + " publish -c 5" : "monitor ch.qos.logback.core.OutputStreamAppender append -c 5")
+                        + " (each call's time, the wait for the lock included)")
+                .explains("lock-contention").explains("tail-latency").explains("cpu-saturation")
+                .build();
+    }
+
     /** "to a pipe or standard stream (at ch.qos.logback.core.joran.spi.ConsoleTarget$1.write)": the output a logging frame waited on; null if none. */
     private static String output(Evidence ev, Numbers n) {
         // An async appender's full queue: the threads that log wait in put() for its writer.
@@ -200,6 +254,8 @@ public final class LoggingPressureRule implements Rule {
 
     // Without a logging probe the CPU profile still shows logging frameworks' share of the work.
     private Finding fromProfile(Evidence ev) {
+        Finding locked = handlerLock(ev);
+        if (locked != null) return locked;
         double share = ev.cpuShare(LoggingPressureRule::isLogging);
         if (!Double.isFinite(share)) return notAssessed("no table logging and no cpu profile");
         Optional<Table> hs = ev.rows("cpu-hotspots");

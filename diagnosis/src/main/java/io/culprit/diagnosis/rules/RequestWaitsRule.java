@@ -62,6 +62,11 @@ public final class RequestWaitsRule implements Rule {
                 + n.tag(Fmt.ms(t.number(0, "maxMs")), ref) + ")";
         Finding.Builder b = finding(Severity.OK).evidence("tables/request-waits").evidence("series/requests#rps");
         if (share < SHARE_WARN) return b.summary(summary + ": too small a share to be the cause.").numbers(n.refs()).build();
+        boolean delayedAck = DelayedAck.matches(t, 0);
+        if (delayedAck) {
+            summary += String.format(DelayedAck.CLAUSE, n.tag(Fmt.ms(t.number(0, "minMs")), ref),
+                    Fmt.ms(t.number(0, "waitMs") / t.number(0, "events")), Fmt.ms(DelayedAck.TIMER_MS));
+        }
         int retried = kind.equals("sleep") ? failingCallOf(ev, site) : -1;
         if (retried >= 0) {
             Table calls = ev.table("calls").orElseThrow();
@@ -83,12 +88,12 @@ public final class RequestWaitsRule implements Rule {
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).numbers(n.refs())
                 .summary(summary + ".").culprit(site)
                 .explains("tail-latency").explains("container-queue").explains("thread-oversubscription")
-                .explanation(kind.equals("sleep")
+                .explanation(delayedAck ? DelayedAck.EXPLANATION : kind.equals("sleep")
                         ? "A request thread that sleeps adds the sleep to its response and holds its server thread meanwhile:"
                                 + " the container can serve no more requests at once than it has threads, whatever the CPUs do."
                         : "The requests wait for a dependency reached through a client culprit's probes do not time, so no"
                                 + " call table shows it; JFR's I/O events do, with the code that waited.")
-                .fix(limiter != null
+                .fix(delayedAck ? DelayedAck.FIX : limiter != null
                         ? "The service throttles itself: " + Frames.shortName(limiter) + " makes each request sleep until a"
                                 + " permit is due, so throughput stops at the limiter's rate and latency is the queue in front of it."
                                 + " If the limit protects a dependency, set it to what that dependency can take; reject what is over"

@@ -56,4 +56,25 @@ class RequestWaitsRuleTest {
         var missing = CaseBuilder.in(dir.resolve("c"), 10, 2).series("requests", 1000, "rps", flat(10, 100)).evidence();
         assertThat(new RequestWaitsRule().evaluate(missing).verdict()).isEqualTo(Verdict.NOT_ASSESSED);
     }
+
+    /**
+     * The delayed-ACK reading needs the waits' floor at the timer: the same mean with waits from 6 ms
+     * is a peer's own spread, and a floor at 40 ms with a mean far past it is not the timer either.
+     */
+    @Test
+    void onlyWaitsPinnedAtTheTimerReadAsNagle() {
+        assertThat(socketWaits("a", 39.8, 43.9).summary()).contains("no wait was shorter than 39.8 ms", "delayed-ACK");
+        assertThat(socketWaits("a", 39.8, 43.9).fix()).startsWith("Send each message in one write");
+        assertThat(socketWaits("b", 6.0, 43.9).summary()).doesNotContain("delayed-ACK");
+        assertThat(socketWaits("b2", 6.0, 43.9).fix()).startsWith("Make the wait shorter or rarer");
+        assertThat(socketWaits("c", 41.0, 80.0).summary()).doesNotContain("delayed-ACK");
+    }
+
+    private Finding socketWaits(String sub, double minMs, double meanMs) {
+        var ev = CaseBuilder.in(dir.resolve(sub), 10, 2).series("requests", 1000, "rps", flat(10, 100), "p50Ms", flat(10, meanMs))
+                .tableWithMeta("request-waits", Map.of(), row("kind", "socket", "target", "localhost:9000", "site", "a.B.read",
+                        "events", 1000, "waitMs", 1000 * meanMs, "maxMs", meanMs * 1.3, "minMs", minMs))
+                .evidence();
+        return new RequestWaitsRule().evaluate(ev);
+    }
 }

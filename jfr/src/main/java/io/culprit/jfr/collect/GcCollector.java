@@ -16,7 +16,9 @@ import jdk.jfr.consumer.RecordedEvent;
  * {@code jdk.GCPhaseConcurrent} (top-level concurrent phases only, so nested phases are not
  * counted twice). The cause says what asked for a collection: a full heap is tuning, but
  * {@code System.gc()} or humongous allocations are code, and {@code jdk.SystemGC}'s stack names
- * the code that asked.
+ * the code that asked. Table {@code gc-references}: the references each collection found by kind
+ * ({@code jdk.GCReferenceStatistics}); "Final reference" counts objects with a {@code finalize()}
+ * method, each of which survives the collection that finds it.
  */
 public final class GcCollector implements EventCollector {
     private final Windows gc = new Windows("gc", 1000)
@@ -28,11 +30,13 @@ public final class GcCollector implements EventCollector {
     private final Map<String, Tally> byCause = new LinkedHashMap<>();
     private final StackCounter systemGcCallers = new StackCounter();
     private long systemGcs;
+    /** By reference kind: [total found, most in one collection]. */
+    private final Map<String, long[]> references = new LinkedHashMap<>();
     static final String SYSTEM_GC = "System.gc()";
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.GarbageCollection", "jdk.GCPhaseConcurrent", "jdk.SystemGC");
+        return Set.of("jdk.GarbageCollection", "jdk.GCPhaseConcurrent", "jdk.SystemGC", "jdk.GCReferenceStatistics");
     }
 
     @Override
@@ -40,6 +44,13 @@ public final class GcCollector implements EventCollector {
         long t = EventCollector.epochMs(e);
         if (e.getEventType().getName().equals("jdk.GCPhaseConcurrent")) {
             gc.add(t, "concurrentMs", EventCollector.ms(e.getDuration()));
+            return;
+        }
+        if (e.getEventType().getName().equals("jdk.GCReferenceStatistics")) {
+            long count = e.getLong("count");
+            long[] r = references.computeIfAbsent(String.valueOf(e.getString("type")), k -> new long[2]);
+            r[0] += count;
+            r[1] = Math.max(r[1], count);
             return;
         }
         if (e.getEventType().getName().equals("jdk.SystemGC")) {
@@ -73,7 +84,19 @@ public final class GcCollector implements EventCollector {
         });
         rows.sort((a, b) -> Double.compare((Double) b.get("sumMs"), (Double) a.get("sumMs")));
         return List.of(new Table("gc-collectors", List.of("collector", "count", "sumMs", "maxMs"), rows,
-                o.meta()), causes(o));
+                o.meta()), causes(o), references(o));
+    }
+
+    private Table references(Observation o) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        references.forEach((type, r) -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("type", type);
+            m.put("count", r[0]);
+            m.put("maxPerGc", r[1]);
+            rows.add(m);
+        });
+        return new Table("gc-references", List.of("type", "count", "maxPerGc"), rows, o.meta());
     }
 
     /** Collections by cause; the System.gc() row also names the code that called it most. */
