@@ -12,9 +12,10 @@ import org.junit.jupiter.api.Test;
  * diagnose} with 16 connections): a line protocol written in two small writes with Nagle's
  * algorithm on, a compressor with a finalize() made per request, audit lines through a
  * java.util.logging FileHandler, a token refreshed over HTTP inside a ReentrantLock, and a
- * Caffeine cache smaller than its keys. Before, the first got the cure for a slow dependency, the
- * second "-Xms equal to -Xmx", the third and fourth the cure for a lock in one's own code, the
- * last "no root cause found".
+ * Caffeine cache smaller than its keys, and a result read through a cursor ten rows at a time.
+ * Before, the first got the cure for a slow dependency, the second "-Xms equal to -Xmx", the third
+ * and fourth the cure for a lock in one's own code, the fifth "no root cause found", the last a
+ * pool too small.
  */
 class OutsideTimersAndHoldersTest {
 
@@ -84,5 +85,19 @@ class OutsideTimersAndHoldersTest {
         Finding fixed = new CacheMissesRule().evaluate(Fixtures.evidence("outside-cache-too-small-fixed"));
         assertThat(fixed.severity()).isEqualTo(Severity.OK);
         assertThat(fixed.summary()).isEqualTo("no cache loaded values on the CPU in the profile.");
+    }
+
+    @Test
+    void aCursorReadTenRowsAtATimeIsTheRootOfThePoolsQueue() {
+        Finding f = new ResultFetchesRule().evaluate(Fixtures.evidence("outside-small-fetch-size"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Batch2$EventReport.histogram");
+        assertThat(f.summary()).startsWith("the JDBC driver fetched the next rows of open results on 61 % of the CPU samples, reading"
+                + " them at blind.Batch2$EventReport.histogram (sql \"select id, kind, payload from b2_events order by id desc");
+        assertThat(f.fix()).startsWith("Fetch more rows per round trip").contains("spring.jdbc.template.fetch-size");
+        assertThat(f.explains()).contains("pool-size", "pool-starvation");
+        Finding fixed = new ResultFetchesRule().evaluate(Fixtures.evidence("outside-small-fetch-size-fixed"));
+        assertThat(fixed.isProblem()).isFalse();
+        assertThat(fixed.summary()).endsWith("too small a share to matter.");
     }
 }
