@@ -178,6 +178,12 @@ public final class Frames {
         return null;
     }
 
+    /** Whether any frame of a stack starts with one of {@code prefixes}. */
+    public static boolean anyStartsWith(String[] stack, String... prefixes) {
+        for (String f : stack) if (startsWithAny(f, prefixes)) return true;
+        return false;
+    }
+
     /** {@code a.B.m:42} → {@code a.B.m}; also {@code :-1}, the line of generated code (proxies). */
     public static String stripLine(String frame) {
         int colon = frame.lastIndexOf(':');

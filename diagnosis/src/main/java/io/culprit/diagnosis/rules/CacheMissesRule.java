@@ -52,12 +52,12 @@ public final class CacheMissesRule implements Rule {
         if (profile.isEmpty()) return notAssessed("no cpu profile (profiles/cpu.collapsed)");
         CpuProfile p = profile.get();
         if (p.samples() < MIN_SAMPLES) return notAssessed("only " + p.samples() + " CPU samples");
-        CpuProfile loads = p.only(st -> has(st, LOADS));
+        CpuProfile loads = p.only(st -> Frames.anyStartsWith(st, LOADS));
         Finding.Builder b = finding(Severity.OK).evidence("profiles/cpu.collapsed");
         Map.Entry<String, Long> loader = CpuHotspotRule.top(loads.sumBy(CacheMissesRule::loader));
         if (loader == null) return b.summary("no cache loaded values on the CPU in the profile.").build();
         double share = (double) loads.samples() / p.samples();
-        long evictions = p.only(st -> has(st, EVICTIONS)).samples();
+        long evictions = p.only(st -> Frames.anyStartsWith(st, EVICTIONS)).samples();
         boolean evicting = evictions >= EVICT_SAMPLES;
         double evict = (double) evictions / p.samples();
         Numbers n = new Numbers();
@@ -102,10 +102,5 @@ public final class CacheMissesRule implements Rule {
 
     private static boolean isLoad(String frame) {
         return Frames.startsWithAny(frame, LOADS);
-    }
-
-    private static boolean has(String[] st, String[] prefixes) {
-        for (String f : st) if (Frames.startsWithAny(f, prefixes)) return true;
-        return false;
     }
 }

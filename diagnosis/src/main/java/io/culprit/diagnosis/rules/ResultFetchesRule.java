@@ -42,7 +42,7 @@ public final class ResultFetchesRule implements Rule {
         if (profile.isEmpty()) return notAssessed("no cpu profile (profiles/cpu.collapsed)");
         CpuProfile p = profile.get();
         if (p.samples() < MIN_SAMPLES) return notAssessed("only " + p.samples() + " CPU samples");
-        CpuProfile fetches = p.only(st -> has(st));
+        CpuProfile fetches = p.only(st -> Frames.anyStartsWith(st, FETCHES));
         Finding.Builder b = finding(Severity.OK).evidence("profiles/cpu.collapsed");
         if (fetches.samples() == 0) return b.summary("no JDBC driver fetched a cursor's next rows on the CPU in the profile.").build();
         double share = (double) fetches.samples() / p.samples();
@@ -82,10 +82,5 @@ public final class ResultFetchesRule implements Rule {
 
     private static boolean isFetch(String frame) {
         return Frames.startsWithAny(frame, FETCHES);
-    }
-
-    private static boolean has(String[] st) {
-        for (String f : st) if (isFetch(f)) return true;
-        return false;
     }
 }

@@ -50,16 +50,16 @@ public final class ScheduledWorkRule implements Rule {
         if (profile.isEmpty()) return notAssessed("no cpu profile (profiles/cpu.collapsed)");
         CpuProfile p = profile.get();
         if (p.samples() < MIN_SAMPLES) return notAssessed("only " + p.samples() + " CPU samples");
-        CpuProfile scheduled = p.only(st -> has(st, SCHEDULERS) && !has(st, REQUESTS));
+        CpuProfile scheduled = p.only(st -> Frames.anyStartsWith(st, SCHEDULERS) && !Frames.anyStartsWith(st, REQUESTS));
         Map.Entry<String, Long> task = CpuHotspotRule.top(scheduled.sumBy(ScheduledWorkRule::task));
         Finding.Builder b = finding(Severity.OK).evidence("profiles/cpu.collapsed");
         if (task == null) return b.summary("no scheduled task ran on the CPU in the profile.").build();
         CpuProfile mine = scheduled.only(st -> task.getKey().equals(task(st)));
         // The parts of the task's parallel streams run on the common pool, under no frame of the task.
         boolean parallel = mine.only(HotCallee::parallelStream).samples() * 2 >= mine.samples()
-                && p.only(st -> has(st, REQUESTS) && HotCallee.parallelStream(st)).samples() == 0;
-        long parts = parallel ? p.only(st -> has(st, FORK_JOIN_WORKER) && HotCallee.parallelStream(st)
-                && !has(st, SCHEDULERS) && !has(st, REQUESTS)).samples() : 0;
+                && p.only(st -> Frames.anyStartsWith(st, REQUESTS) && HotCallee.parallelStream(st)).samples() == 0;
+        long parts = parallel ? p.only(st -> Frames.anyStartsWith(st, FORK_JOIN_WORKER) && HotCallee.parallelStream(st)
+                && !Frames.anyStartsWith(st, SCHEDULERS) && !Frames.anyStartsWith(st, REQUESTS)).samples() : 0;
         double share = (double) (mine.samples() + parts) / p.samples();
         Numbers n = new Numbers();
         String ref = "profiles/cpu.collapsed";
@@ -99,10 +99,5 @@ public final class ScheduledWorkRule implements Rule {
             if (Frames.isApplication(f)) return f;
         }
         return null;
-    }
-
-    private static boolean has(String[] st, String[] prefixes) {
-        for (String f : st) if (Frames.startsWithAny(f, prefixes)) return true;
-        return false;
     }
 }
