@@ -126,9 +126,40 @@ public final class ClassLoadingRule implements Rule {
                 .confirm(ev.confirm("classloading -i 5000") + (caller == null ? "" : " or " + Evidence.quoted("stack " + stackTarget(caller))))
                 .explains("tail-latency").explains("cpu-saturation");
         if (cache != null) b.explanation(PerThreadCache.EXPLANATION).fix(PerThreadCache.FIX).explains("repeated-construction");
+        else if (resourceShare(ev) * 2 >= cpuShare) b.explanation(RESOURCE_EXPLANATION).fix(RESOURCE_FIX);
         if (LockContentionRule.topLockInLookup(ev)) b.explains("lock-contention");
         return b.build();
     }
+
+    /**
+     * Frames that find or read a resource's bytes (not a class, not a service): a lookup by name and
+     * the jar: URL streams that inflate the entry, the JDK's and Spring Boot's.
+     */
+    private static final String[] RESOURCE_READS = {
+        ".getResource", "JarURLConnection", "JarUrlConnection", "org.springframework.boot.loader.net.protocol.jar.LazyDelegatingInputStream"
+    };
+
+    /** Frames of class loading and service scans: a resource they read is theirs, not the request's own. */
+    private static final String[] LOADS_AND_SCANS = {"ServiceLoader", ".loadClass", ".findClass"};
+
+    /** The share of CPU samples reading resources outside class loading and service scans; 0 without a profile. */
+    private static double resourceShare(Evidence ev) {
+        return ev.cpuProfileIfAny().map(p -> (double) p.only(st -> contains(st, RESOURCE_READS) && !contains(st, LOADS_AND_SCANS))
+                .samples() / Math.max(1, p.samples())).orElse(0.0);
+    }
+
+    private static boolean contains(String[] stack, String[] parts) {
+        for (String f : stack) for (String part : parts) if (f.contains(part)) return true;
+        return false;
+    }
+
+    static final String RESOURCE_EXPLANATION = "The request reads a resource from the class path every time: the class loader"
+            + " searches its jars for the name, and the bytes come out of the application's jar inflated again (under a"
+            + " fat jar, a jar nested in a jar, behind the nested jar's lock). Resources are meant to be read once.";
+
+    static final String RESOURCE_FIX = "Read the resource once and keep its content (a field set at startup, or a map by name"
+            + " for many); for templates, keep the template engine's cache on (Thymeleaf's spring.thymeleaf.cache,"
+            + " FreeMarker's and Mustache's template caches) instead of loading the file per render.";
 
     /**
      * Classes defined on the request path: a dynamic proxy built in a fresh class loader, a CGLIB

@@ -130,7 +130,9 @@ public final class CpuHotspotRule implements Rule {
     static String computingMethod(String[] stack) {
         int app = HotCallee.deepestApplication(stack);
         if (app < 0) return null;
-        for (int i = app + 1; i < stack.length; i++) if (!computes(stack[i])) return null;
+        // A primitive's bytes written straight onto a file: the system call per value is the method's own cost.
+        boolean smallWrites = HotCallee.smallUnbufferedWrite(stack, app);
+        for (int i = app + 1; i < stack.length; i++) if (!smallWrites && !computes(stack[i])) return null;
         for (String f : stack) if (namedElsewhere(f)) return null;
         return methodOf(stack[app]);
     }

@@ -67,11 +67,12 @@ final class HotCallee {
                 + " quadratic in its final length. Build it with one StringBuilder (sized up front when the length is"
                 + " known), String.join or Collectors.joining, or write the pieces straight to the response's stream.",
                 "java.lang.StringConcatHelper.", "java.lang.String.concat"),
-        SINGLE_BYTE_IO("reading or writing a file a byte at a time (a system call per byte)",
-                "The code reads the file through an unbuffered stream one byte at a time: each FileInputStream.read()"
-                + " or RandomAccessFile.read() is a system call for a single byte, so a 256 KB file costs 262,144 of"
-                + " them. Wrap the stream in a BufferedInputStream (a BufferedReader for text, a BufferedOutputStream for"
-                + " writes), read into a byte array, or read the whole file with Files.readAllBytes or"
+        SINGLE_BYTE_IO("reading or writing a file a few bytes at a time (a system call each)",
+                "The code reads or writes the file through an unbuffered stream a few bytes at a time: each"
+                + " FileInputStream.read() or RandomAccessFile.read() is a system call for a single byte, so a 256 KB file"
+                + " costs 262,144 of them, and each DataOutputStream.writeInt() straight onto a file stream is a system"
+                + " call for four. Wrap the stream in a BufferedInputStream or BufferedOutputStream (a BufferedReader or"
+                + " BufferedWriter for text), read into a byte array, or read the whole file with Files.readAllBytes or"
                 + " Files.newBufferedReader; if the file does not change, read it once and keep it.",
                 "java.io.FileInputStream.read0", "java.io.RandomAccessFile.read0", "java.io.RandomAccessFile.write0") {
             @Override
@@ -171,6 +172,32 @@ final class HotCallee {
         return -1;
     }
 
+    /** Writes of a primitive's few bytes: a system call each when nothing buffers below them. */
+    private static final String[] SMALL_WRITES = {
+        "java.io.DataOutputStream.writeInt", "java.io.DataOutputStream.writeLong", "java.io.DataOutputStream.writeShort",
+        "java.io.DataOutputStream.writeChar", "java.io.DataOutputStream.writeByte", "java.io.DataOutputStream.writeFloat",
+        "java.io.DataOutputStream.writeDouble", "java.io.DataOutputStream.writeBoolean"
+    };
+    /** A write reaching a file: the JDK's file streams and channels. */
+    private static final String[] FILE_WRITES = {
+        "java.io.FileOutputStream.write", "sun.nio.ch.FileChannelImpl.write", "java.io.RandomAccessFile.write"
+    };
+
+    /**
+     * Whether the call frame {@code at} makes (root first) writes a primitive's bytes that reach a file
+     * with no buffer between: a system call per value. A service outside the lab wrote a 20 KB export
+     * with 5,000 DataOutputStream.writeInt calls straight onto Files.newOutputStream.
+     */
+    static boolean smallUnbufferedWrite(String[] stack, int at) {
+        String callee = calleeBelow(stack, at);
+        if (callee == null || !Frames.startsWithAny(callee, SMALL_WRITES)) return false;
+        for (int i = at + 1; i < stack.length; i++) {
+            if (stack[i].contains("Buffered")) return false;
+            if (Frames.startsWithAny(stack[i], FILE_WRITES)) return true;
+        }
+        return false;
+    }
+
     /** The call the deepest application frame makes, without its line; null when that frame is the leaf. */
     static String callee(String[] stack) {
         int app = deepestApplication(stack);
@@ -195,6 +222,7 @@ final class HotCallee {
 
     /** The kind of computation below frame {@code at}, the first one found from it to the leaf; null if none. */
     static Kind kindBelow(String[] stack, int at) {
+        if (smallUnbufferedWrite(stack, at)) return Kind.SINGLE_BYTE_IO;
         for (int i = at + 1; i < stack.length; i++) {
             for (Kind k : Kind.values()) if (k.matches(stack[i])) return narrowed(k, stack, i);
         }

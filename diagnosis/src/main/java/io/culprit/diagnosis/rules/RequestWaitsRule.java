@@ -67,6 +67,11 @@ public final class RequestWaitsRule implements Rule {
             summary += String.format(DelayedAck.CLAUSE, n.tag(Fmt.ms(t.number(0, "minMs")), ref),
                     Fmt.ms(t.number(0, "waitMs") / t.number(0, "events")), Fmt.ms(DelayedAck.TIMER_MS));
         }
+        boolean smallWrites = kind.equals("file") && smallWrites(Evidence.stack(t, 0, "stack"));
+        if (smallWrites) {
+            summary += "; the waits are writes of a few bytes each (a DataOutputStream's values straight onto the file, no buffer"
+                    + " between): a system call per value, queued on the file";
+        }
         int retried = kind.equals("sleep") ? failingCallOf(ev, site) : -1;
         if (retried >= 0) {
             Table calls = ev.table("calls").orElseThrow();
@@ -93,7 +98,7 @@ public final class RequestWaitsRule implements Rule {
                                 + " the container can serve no more requests at once than it has threads, whatever the CPUs do."
                         : "The requests wait for a dependency reached through a client culprit's probes do not time, so no"
                                 + " call table shows it; JFR's I/O events do, with the code that waited.")
-                .fix(delayedAck ? DelayedAck.FIX : limiter != null
+                .fix(delayedAck ? DelayedAck.FIX : smallWrites ? HotCallee.Kind.SINGLE_BYTE_IO.fix : limiter != null
                         ? "The service throttles itself: " + Frames.shortName(limiter) + " makes each request sleep until a"
                                 + " permit is due, so throughput stops at the limiter's rate and latency is the queue in front of it."
                                 + " If the limit protects a dependency, set it to what that dependency can take; reject what is over"
@@ -113,6 +118,14 @@ public final class RequestWaitsRule implements Rule {
                                 + " asynchronously or in parallel with the rest of the request, and give it a timeout.")
                 .confirm(confirm)
                 .build();
+    }
+
+    /** Whether a wait's stack (leaf first) is a primitive's bytes written onto a file with no buffer between. */
+    private static boolean smallWrites(java.util.List<String> leafFirst) {
+        String[] rootFirst = new String[leafFirst.size()];
+        for (int i = 0; i < rootFirst.length; i++) rootFirst[i] = leafFirst.get(leafFirst.size() - 1 - i);
+        int app = HotCallee.deepestApplication(rootFirst);
+        return app >= 0 && HotCallee.smallUnbufferedWrite(rootFirst, app);
     }
 
     /** The finding for a reply wait, row {@code i} of the locks table, the largest wait of the requests. */

@@ -88,8 +88,8 @@ class OutsideJitAndReadsTest {
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.culprit()).isEqualTo("blind.Api.export");
         assertThat(f.summary()).contains("in its call to java.io.FileInputStream.read",
-                "is reading or writing a file a byte at a time (a system call per byte)");
-        assertThat(f.fix()).startsWith("The code reads the file through an unbuffered stream one byte at a time")
+                "is reading or writing a file a few bytes at a time (a system call each)");
+        assertThat(f.fix()).startsWith("The code reads or writes the file through an unbuffered stream a few bytes at a time")
                 .contains("BufferedInputStream");
     }
 }

@@ -12,10 +12,11 @@ import org.junit.jupiter.api.Test;
  * diagnose} with 16 connections): a line protocol written in two small writes with Nagle's
  * algorithm on, a compressor with a finalize() made per request, audit lines through a
  * java.util.logging FileHandler, a token refreshed over HTTP inside a ReentrantLock, and a
- * Caffeine cache smaller than its keys, and a result read through a cursor ten rows at a time.
- * Before, the first got the cure for a slow dependency, the second "-Xms equal to -Xmx", the third
- * and fourth the cure for a lock in one's own code, the fifth "no root cause found", the last a
- * pool too small.
+ * Caffeine cache smaller than its keys, a result read through a cursor ten rows at a time, an
+ * export written a value per system call, and a template read from the application's jar per
+ * request. Before, the first got the cure for a slow dependency, the second "-Xms equal to -Xmx",
+ * the third and fourth the cure for a lock in one's own code, the fifth and the seventh "no root
+ * cause found", the sixth a pool too small, the last the jar's lock with the loader as culprit.
  */
 class OutsideTimersAndHoldersTest {
 
@@ -99,5 +100,32 @@ class OutsideTimersAndHoldersTest {
         Finding fixed = new ResultFetchesRule().evaluate(Fixtures.evidence("outside-small-fetch-size-fixed"));
         assertThat(fixed.isProblem()).isFalse();
         assertThat(fixed.summary()).endsWith("too small a share to matter.");
+    }
+
+    @Test
+    void valuesWrittenStraightOntoAFileAreTheMethodsOwnCost() {
+        Finding f = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-unbuffered-write"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Batch3$Api3.export");
+        assertThat(f.summary()).contains("in its call to java.io.DataOutputStream.writeInt",
+                "is reading or writing a file a few bytes at a time (a system call each)");
+        assertThat(f.fix()).contains("DataOutputStream.writeInt() straight onto a file stream", "BufferedOutputStream");
+        // Buffered, the same method's file writes are its close and flush: no longer a value per call.
+        Finding fixed = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-unbuffered-write-fixed"));
+        assertThat(fixed.summary()).doesNotContain("a few bytes at a time");
+    }
+
+    @Test
+    void aTemplateReadFromTheJarPerRequestIsALookupOnTheRequestPath() {
+        Finding f = new ClassLoadingRule().evaluate(Fixtures.evidence("outside-classpath-template"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind.Batch3$Api3.read");
+        assertThat(f.summary()).contains("of CPU samples are in class, resource and service lookups, most asked for by"
+                + " blind.Batch3$Api3.read");
+        assertThat(f.fix()).startsWith("Read the resource once and keep its content");
+        assertThat(f.explains()).contains("lock-contention");
+        Finding lock = new LockContentionRule().evaluate(Fixtures.evidence("outside-classpath-template"));
+        assertThat(lock.culprit()).isEqualTo("blind.Batch3$Api3.read:44");
+        assertThat(new ClassLoadingRule().evaluate(Fixtures.evidence("outside-classpath-template-fixed")).isProblem()).isFalse();
     }
 }
