@@ -13,10 +13,11 @@ import org.junit.jupiter.api.Test;
  * algorithm on, a compressor with a finalize() made per request, audit lines through a
  * java.util.logging FileHandler, a token refreshed over HTTP inside a ReentrantLock, and a
  * Caffeine cache smaller than its keys, a result read through a cursor ten rows at a time, an
- * export written a value per system call, and a template read from the application's jar per
- * request. Before, the first got the cure for a slow dependency, the second "-Xms equal to -Xmx",
+ * export written a value per system call, a template read from the application's jar per request,
+ * and a JPA import that looks each item up before saving it. Before, the first got the cure for a slow dependency, the second "-Xms equal to -Xmx",
  * the third and fourth the cure for a lock in one's own code, the fifth and the seventh "no root
- * cause found", the sixth a pool too small, the last the jar's lock with the loader as culprit.
+ * cause found", the sixth a pool too small, the eighth the jar's lock with the loader as culprit,
+ * the last the inserts' batching.
  */
 class OutsideTimersAndHoldersTest {
 
@@ -127,5 +128,18 @@ class OutsideTimersAndHoldersTest {
         Finding lock = new LockContentionRule().evaluate(Fixtures.evidence("outside-classpath-template"));
         assertThat(lock.culprit()).isEqualTo("blind.Batch3$Api3.read:44");
         assertThat(new ClassLoadingRule().evaluate(Fixtures.evidence("outside-classpath-template-fixed")).isProblem()).isFalse();
+    }
+
+    @Test
+    void aLookupBeforeEachSaveIsHibernatesAutoFlushNotTheInserts() {
+        Finding f = new OrmCpuRule().evaluate(Fixtures.evidence("outside-jpa-auto-flush-loop"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("blind3.App3$Importer.importBatch");
+        assertThat(f.summary()).contains("of CPU samples flush the session automatically before a query (Hibernate's auto-flush)");
+        assertThat(f.fix()).startsWith("Query before changing, not in between");
+        assertThat(f.explains()).contains("chatty-calls");
+        Finding fixed = new OrmCpuRule().evaluate(Fixtures.evidence("outside-jpa-auto-flush-loop-fixed"));
+        assertThat(fixed.summary()).doesNotContain("auto-flush");
+        assertThat(fixed.explains()).doesNotContain("chatty-calls");
     }
 }
