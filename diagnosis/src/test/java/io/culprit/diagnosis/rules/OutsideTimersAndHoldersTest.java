@@ -11,13 +11,13 @@ import org.junit.jupiter.api.Test;
  * Services written outside the lab in session 31 (Spring Boot 3.5.7, recorded by {@code culprit
  * diagnose} with 16 connections): a line protocol written in two small writes with Nagle's
  * algorithm on, a compressor with a finalize() made per request, audit lines through a
- * java.util.logging FileHandler, a token refreshed over HTTP inside a ReentrantLock, and a
- * Caffeine cache smaller than its keys, a result read through a cursor ten rows at a time, an
- * export written a value per system call, a template read from the application's jar per request,
- * and a JPA import that looks each item up before saving it. Before, the first got the cure for a slow dependency, the second "-Xms equal to -Xmx",
- * the third and fourth the cure for a lock in one's own code, the fifth and the seventh "no root
- * cause found", the sixth a pool too small, the eighth the jar's lock with the loader as culprit,
- * the last the inserts' batching.
+ * java.util.logging FileHandler, a token refreshed over HTTP inside a ReentrantLock, a Caffeine
+ * cache smaller than its keys, a result read through a cursor ten rows at a time, an export
+ * written a value per system call, a template read from the application's jar per request, and a
+ * JPA import that looks each item up before saving it. Before, the first got the cure for a slow
+ * dependency, the second "-Xms equal to -Xmx", the third and fourth the cure for a lock in one's
+ * own code, the fifth and the seventh "no root cause found", the sixth a pool too small, the
+ * eighth the jar's lock with the loader as culprit, the last the inserts' batching.
  */
 class OutsideTimersAndHoldersTest {
 
