@@ -9,7 +9,6 @@ import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * A cache that keeps missing: the CPU its loads take, read from the profile under the frame
@@ -24,7 +23,6 @@ import java.util.Optional;
 public final class CacheMissesRule implements Rule {
     static final double SHARE_WARN = 0.1;
     static final double SHARE_CRITICAL = 0.3;
-    static final long MIN_SAMPLES = 100;
     /** Samples caught evicting: a bounded cache that is full and throwing entries out (a rare event to sample at all). */
     static final long EVICT_SAMPLES = 5;
 
@@ -48,10 +46,8 @@ public final class CacheMissesRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
-        Optional<CpuProfile> profile = ev.cpuProfileIfAny();
-        if (profile.isEmpty()) return notAssessed("no cpu profile (profiles/cpu.collapsed)");
-        CpuProfile p = profile.get();
-        if (p.samples() < MIN_SAMPLES) return notAssessed("only " + p.samples() + " CPU samples");
+        CpuProfile p = ProfileGate.enough(ev);
+        if (p == null) return notAssessed(ProfileGate.missing(ev));
         CpuProfile loads = p.only(st -> Frames.anyStartsWith(st, LOADS));
         Finding.Builder b = finding(Severity.OK).evidence("profiles/cpu.collapsed");
         Map.Entry<String, Long> loader = CpuHotspotRule.top(loads.sumBy(CacheMissesRule::loader));

@@ -10,7 +10,6 @@ import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * A result read through a cursor a few rows at a time: every {@code ResultSet.next()} that runs
@@ -25,7 +24,6 @@ import java.util.Optional;
 public final class ResultFetchesRule implements Rule {
     static final double SHARE_WARN = 0.1;
     static final double SHARE_CRITICAL = 0.3;
-    static final long MIN_SAMPLES = 100;
 
     /** The drivers' frames that fetch the next batch of a cursor's rows from the database. */
     private static final String[] FETCHES = {
@@ -38,10 +36,8 @@ public final class ResultFetchesRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
-        Optional<CpuProfile> profile = ev.cpuProfileIfAny();
-        if (profile.isEmpty()) return notAssessed("no cpu profile (profiles/cpu.collapsed)");
-        CpuProfile p = profile.get();
-        if (p.samples() < MIN_SAMPLES) return notAssessed("only " + p.samples() + " CPU samples");
+        CpuProfile p = ProfileGate.enough(ev);
+        if (p == null) return notAssessed(ProfileGate.missing(ev));
         CpuProfile fetches = p.only(st -> Frames.anyStartsWith(st, FETCHES));
         Finding.Builder b = finding(Severity.OK).evidence("profiles/cpu.collapsed");
         if (fetches.samples() == 0) return b.summary("no JDBC driver fetched a cursor's next rows on the CPU in the profile.").build();

@@ -9,7 +9,6 @@ import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Work a scheduler runs beside the requests (a Spring {@code @Scheduled} method, a
@@ -24,7 +23,6 @@ import java.util.Optional;
 public final class ScheduledWorkRule implements Rule {
     static final double SHARE_WARN = 0.15;
     static final double SHARE_CRITICAL = 0.3;
-    static final long MIN_SAMPLES = 100;
 
     private static final String[] SCHEDULERS = {
         "org.springframework.scheduling.support.ScheduledMethodRunnable.run",
@@ -46,10 +44,8 @@ public final class ScheduledWorkRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
-        Optional<CpuProfile> profile = ev.cpuProfileIfAny();
-        if (profile.isEmpty()) return notAssessed("no cpu profile (profiles/cpu.collapsed)");
-        CpuProfile p = profile.get();
-        if (p.samples() < MIN_SAMPLES) return notAssessed("only " + p.samples() + " CPU samples");
+        CpuProfile p = ProfileGate.enough(ev);
+        if (p == null) return notAssessed(ProfileGate.missing(ev));
         CpuProfile scheduled = p.only(st -> Frames.anyStartsWith(st, SCHEDULERS) && !Frames.anyStartsWith(st, REQUESTS));
         Map.Entry<String, Long> task = CpuHotspotRule.top(scheduled.sumBy(ScheduledWorkRule::task));
         Finding.Builder b = finding(Severity.OK).evidence("profiles/cpu.collapsed");
