@@ -129,7 +129,19 @@ final class HotCallee {
                 + " for percentiles) instead of sorting a copy each time.",
                 "java.util.Arrays.sort", "java.util.Arrays.parallelSort", "java.util.Collections.sort", "java.util.List.sort",
                 "java.util.ArrayList.sort", "java.util.TimSort.", "java.util.ComparableTimSort.", "java.util.DualPivotQuicksort.",
-                "java.util.stream.SortedOps");
+                "java.util.stream.SortedOps"),
+        FORMATTER("building a date or number formatter from its pattern",
+                "The code parses a format pattern into a formatter on every call (DateTimeFormatter.ofPattern, new"
+                + " SimpleDateFormat, new DecimalFormat). Build it once: a DateTimeFormatter is immutable and thread-safe,"
+                + " so keep it in a static final field; SimpleDateFormat and DecimalFormat are not thread-safe: replace"
+                + " them with DateTimeFormatter, or keep one per thread.",
+                "java.time.format.DateTimeFormatter.ofPattern", "java.time.format.DateTimeFormatterBuilder.appendPattern",
+                "java.text.SimpleDateFormat.<init>", "java.text.DecimalFormat.<init>"),
+        /** Found from the stack's shape ({@link HotCallee#listShift}): the JIT's frames name the list's methods unreliably. */
+        LIST_SHIFT("shifting an ArrayList's elements (remove(0) and add(0, x) copy the rest of its array)",
+                "An ArrayList used as a queue moves every remaining element on each remove(0) and add(0, x), so draining"
+                + " n items copies n²/2 of them. Use an ArrayDeque (offer and poll) for a queue, take items from the end,"
+                + " or iterate without removing; do not copy a large list per call.");
 
         final String what;
         final String fix;
@@ -198,6 +210,18 @@ final class HotCallee {
         return false;
     }
 
+    /**
+     * Whether the call frame {@code at} makes (root first) is an ArrayList's, copying its array at the
+     * leaf. A service outside the lab drained a 6,000-item ArrayList with remove(0) per request; the
+     * profile named the call java.util.ArrayList.<init>, the JIT's debug information for the inlined
+     * remove, over an arraycopy stub.
+     */
+    static boolean listShift(String[] stack, int at) {
+        String callee = calleeBelow(stack, at);
+        return callee != null && callee.startsWith("java.util.ArrayList.") && !callee.startsWith("java.util.ArrayList.sort")
+                && stack[stack.length - 1].contains("arraycopy");
+    }
+
     /** The call the deepest application frame makes, without its line; null when that frame is the leaf. */
     static String callee(String[] stack) {
         int app = deepestApplication(stack);
@@ -223,6 +247,7 @@ final class HotCallee {
     /** The kind of computation below frame {@code at}, the first one found from it to the leaf; null if none. */
     static Kind kindBelow(String[] stack, int at) {
         if (smallUnbufferedWrite(stack, at)) return Kind.SINGLE_BYTE_IO;
+        if (listShift(stack, at)) return Kind.LIST_SHIFT;
         for (int i = at + 1; i < stack.length; i++) {
             for (Kind k : Kind.values()) if (k.matches(stack[i])) return narrowed(k, stack, i);
         }

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
  * JPA import that looks each item up before saving it. Before, the first got the cure for a slow
  * dependency, the second "-Xms equal to -Xmx", the third and fourth the cure for a lock in one's
  * own code, the fifth and the seventh "no root cause found", the sixth a pool too small, the
- * eighth the jar's lock with the loader as culprit, the last the inserts' batching.
+ * eighth the jar's lock with the loader as culprit, the last the inserts' batching. Two more, an
+ * ArrayList drained as a queue and a formatter built per call, were named at the right method
+ * with the generic cure for computation.
  */
 class OutsideTimersAndHoldersTest {
 
@@ -141,5 +143,25 @@ class OutsideTimersAndHoldersTest {
         Finding fixed = new OrmCpuRule().evaluate(Fixtures.evidence("outside-jpa-auto-flush-loop-fixed"));
         assertThat(fixed.summary()).doesNotContain("auto-flush");
         assertThat(fixed.explains()).doesNotContain("chatty-calls");
+    }
+
+    @Test
+    void anArrayListDrainedFromItsFrontIsNamedAsShiftingWhateverTheFrameSays() {
+        Finding f = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-arraylist-queue"));
+        assertThat(f.culprit()).isEqualTo("blind.Batch5$Api5.drain");
+        assertThat(f.summary()).contains("in its call to java.util.ArrayList.<init>", "is shifting an ArrayList's elements");
+        assertThat(f.fix()).startsWith("An ArrayList used as a queue").contains("ArrayDeque");
+        assertThat(new CpuHotspotRule().evaluate(Fixtures.evidence("outside-arraylist-queue-fixed")).isProblem()).isFalse();
+    }
+
+    @Test
+    void aFormatterBuiltPerCallIsNamedWithItsConstruction() {
+        Finding f = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-formatter-per-call"));
+        assertThat(f.culprit()).isEqualTo("blind.Batch5$Api5.stamp");
+        assertThat(f.summary()).contains("in its call to java.time.format.DateTimeFormatter.ofPattern",
+                "that is building a date or number formatter from its pattern");
+        assertThat(f.fix()).contains("static final field");
+        Finding fixed = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-formatter-per-call-fixed"));
+        assertThat(fixed.summary()).doesNotContain("formatter from its pattern");
     }
 }
