@@ -15,11 +15,13 @@ final class HotCallee {
 
     /** A kind of computation with a cure of its own. */
     enum Kind {
-        REGEX("java.util.regex (a regular expression backtracking)",
-                "The regular expression backtracks: on input that does not match, nested or adjacent unbounded"
-                + " quantifiers (\".*(.*=.*)\", \"(a+)+\") try every way to split it, polynomially or exponentially"
-                + " in its length. Make the pattern linear (possessive quantifiers or atomic groups, one quantifier per"
-                + " span, anchors), bound the length of the input it runs on, and compile it once.",
+        REGEX("java.util.regex (regular-expression matching)",
+                "Regular expressions run on every request. If the pattern nests or chains unbounded quantifiers"
+                + " (\".*(.*=.*)\", \"(a+)+\"), it backtracks on input that does not match, trying every way to split"
+                + " it, polynomially or exponentially in its length: make it linear (possessive quantifiers or atomic"
+                + " groups, one quantifier per span, anchors) and bound the length of the input it runs on. Compile each"
+                + " pattern once into a static final Pattern (String.matches, replaceAll, replaceFirst and split compile"
+                + " theirs on every call), and for a fixed string use String.replace or indexOf instead.",
                 "java.util.regex."),
         RANDOM("SecureRandom (UUID.randomUUID and secure random numbers)",
                 "UUID.randomUUID() and new SecureRandom() draw from one secure generator shared by every thread"
