@@ -187,6 +187,28 @@ public final class Frames {
         return false;
     }
 
+    /** A stack as tables keep it (leaf first) turned root first, as cpu profiles keep theirs. */
+    public static String[] rootFirst(List<String> leafFirst) {
+        String[] out = new String[leafFirst.size()];
+        for (int i = 0; i < out.length; i++) out[i] = leafFirst.get(out.length - 1 - i);
+        return out;
+    }
+
+    /**
+     * The first frame {@code wanted} accepts below (leaf side of) the first frame {@code marker}
+     * accepts, in a stack given root first: the task a scheduler runs, the loader a cache calls.
+     * Null when there is no such frame.
+     */
+    public static String firstBelow(String[] rootFirst, java.util.function.Predicate<String> marker,
+            java.util.function.Predicate<String> wanted) {
+        boolean below = false;
+        for (String f : rootFirst) {
+            if (!below) below = marker.test(f);
+            else if (wanted.test(f)) return f;
+        }
+        return null;
+    }
+
     /** {@code a.B.m:42} → {@code a.B.m}; also {@code :-1}, the line of generated code (proxies). */
     public static String stripLine(String frame) {
         int colon = frame.lastIndexOf(':');

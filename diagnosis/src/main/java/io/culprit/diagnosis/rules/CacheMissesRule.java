@@ -85,15 +85,8 @@ public final class CacheMissesRule implements Rule {
 
     /** The first application frame below a cache's load frame (root first): the loader; null when none. */
     static String loader(String[] st) {
-        boolean below = false;
-        for (String f : st) {
-            if (!below) {
-                below = isLoad(f);
-                continue;
-            }
-            if (Frames.isApplication(f) && !isLoad(f)) return Frames.stripLine(f);
-        }
-        return null;
+        String f = Frames.firstBelow(st, CacheMissesRule::isLoad, g -> Frames.isApplication(g) && !isLoad(g));
+        return f == null ? null : Frames.stripLine(f);
     }
 
     private static boolean isLoad(String frame) {

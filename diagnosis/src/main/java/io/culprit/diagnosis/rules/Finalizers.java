@@ -65,14 +65,7 @@ final class Finalizers {
 
     /** The first frame outside the JDK below the Finalizer's run, root first; null when the stack is not the Finalizer's. */
     private static String below(String[] st) {
-        boolean under = false;
-        for (String f : st) {
-            if (!under) {
-                under = f.startsWith(RUN_FINALIZER);
-                continue;
-            }
-            if (!Frames.isJdk(f)) return Frames.stripLine(f);
-        }
-        return null;
+        String f = Frames.firstBelow(st, g -> g.startsWith(RUN_FINALIZER), g -> !Frames.isJdk(g));
+        return f == null ? null : Frames.stripLine(f);
     }
 }

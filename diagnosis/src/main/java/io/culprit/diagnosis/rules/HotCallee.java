@@ -81,6 +81,11 @@ final class HotCallee {
             Kind refines() {
                 return FILE_SYSTEM;
             }
+
+            @Override
+            boolean shapeBelow(String[] stack, int at) {
+                return smallUnbufferedWrite(stack, at);
+            }
         },
         FSYNC("forcing writes to disk (fsync)",
                 "Each fsync waits for the disk to make the written bytes durable, a round trip to the device for"
@@ -143,7 +148,12 @@ final class HotCallee {
         LIST_SHIFT("shifting an ArrayList's elements (remove(0) and add(0, x) copy the rest of its array)",
                 "An ArrayList used as a queue moves every remaining element on each remove(0) and add(0, x), so draining"
                 + " n items copies n²/2 of them. Use an ArrayDeque (offer and poll) for a queue, take items from the end,"
-                + " or iterate without removing; do not copy a large list per call.");
+                + " or iterate without removing; do not copy a large list per call.") {
+            @Override
+            boolean shapeBelow(String[] stack, int at) {
+                return listShift(stack, at);
+            }
+        };
 
         final String what;
         final String fix;
@@ -158,6 +168,11 @@ final class HotCallee {
         /** The broader kind this one narrows when a deeper frame shows it (a file read byte by byte); null otherwise. */
         Kind refines() {
             return null;
+        }
+
+        /** Whether the stack's shape below frame {@code at} shows this kind where no single frame names it. */
+        boolean shapeBelow(String[] stack, int at) {
+            return false;
         }
 
         /** Why this kind costs what it does, when that differs from plain computation; null otherwise. */
@@ -248,8 +263,7 @@ final class HotCallee {
 
     /** The kind of computation below frame {@code at}, the first one found from it to the leaf; null if none. */
     static Kind kindBelow(String[] stack, int at) {
-        if (smallUnbufferedWrite(stack, at)) return Kind.SINGLE_BYTE_IO;
-        if (listShift(stack, at)) return Kind.LIST_SHIFT;
+        for (Kind k : Kind.values()) if (k.shapeBelow(stack, at)) return k;
         for (int i = at + 1; i < stack.length; i++) {
             for (Kind k : Kind.values()) if (k.matches(stack[i])) return narrowed(k, stack, i);
         }

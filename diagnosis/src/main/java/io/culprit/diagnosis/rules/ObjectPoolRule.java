@@ -8,10 +8,7 @@ import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -130,9 +127,7 @@ public final class ObjectPoolRule implements Rule {
             int best = -1;
             String app = null;
             for (int i = 0; i < t.rows().size(); i++) {
-                List<String> rootFirst = new ArrayList<>(Evidence.stack(t, i, "waiterStack"));
-                Collections.reverse(rootFirst);
-                String a = Frames.applicationAbove(rootFirst.toArray(new String[0]), ObjectPoolRule::borrowFrame);
+                String a = Frames.applicationAbove(Frames.rootFirst(Evidence.stack(t, i, "waiterStack")), ObjectPoolRule::borrowFrame);
                 if (a != null && (best < 0 || t.number(i, "blockedMs") > t.number(best, "blockedMs"))) {
                     best = i;
                     app = a;

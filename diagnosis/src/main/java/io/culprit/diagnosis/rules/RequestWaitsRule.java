@@ -122,8 +122,7 @@ public final class RequestWaitsRule implements Rule {
 
     /** Whether a wait's stack (leaf first) is a primitive's bytes written onto a file with no buffer between. */
     private static boolean smallWrites(java.util.List<String> leafFirst) {
-        String[] rootFirst = new String[leafFirst.size()];
-        for (int i = 0; i < rootFirst.length; i++) rootFirst[i] = leafFirst.get(leafFirst.size() - 1 - i);
+        String[] rootFirst = Frames.rootFirst(leafFirst);
         int app = HotCallee.deepestApplication(rootFirst);
         return app >= 0 && HotCallee.smallUnbufferedWrite(rootFirst, app);
     }

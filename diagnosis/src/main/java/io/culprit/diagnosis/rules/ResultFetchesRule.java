@@ -45,13 +45,8 @@ public final class ResultFetchesRule implements Rule {
         Map.Entry<String, Long> reader = CpuHotspotRule.top(fetches.sumBy(st -> Frames.applicationAbove(st, ResultFetchesRule::isFetch)));
         String caller = reader == null ? null : reader.getKey();
         Numbers n = new Numbers();
-        int sql = caller == null ? -1 : LockContentionRule.costliestCall(ev,
-                c -> Frames.stripLine(c).equals(caller), null);
+        int sql = caller == null ? -1 : SlowCallsRule.costliestSqlRow(ev, caller);
         Table calls = sql < 0 ? null : ev.rows("calls").orElseThrow();
-        if (calls != null && !"sql".equals(calls.text(sql, "kind"))) {
-            calls = null;
-            sql = -1;
-        }
         String statement = calls == null ? "" : " (sql " + SlowCallsRule.quote(calls.text(sql, "target")) + ", "
                 + n.tag(Fmt.ms(calls.number(sql, "totalMs") / calls.number(sql, "count")), "tables/calls#" + sql) + " to execute)";
         String what = "the JDBC driver fetched the next rows of open results on " + n.tag(Fmt.pct(share), "profiles/cpu.collapsed")

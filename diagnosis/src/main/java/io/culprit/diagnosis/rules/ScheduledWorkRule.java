@@ -86,14 +86,6 @@ public final class ScheduledWorkRule implements Rule {
 
     /** The first application frame below the scheduler's frame; null when there is none. */
     static String task(String[] st) {
-        boolean below = false;
-        for (String f : st) {
-            if (!below) {
-                below = Frames.startsWithAny(f, SCHEDULERS);
-                continue;
-            }
-            if (Frames.isApplication(f)) return f;
-        }
-        return null;
+        return Frames.firstBelow(st, f -> Frames.startsWithAny(f, SCHEDULERS), Frames::isApplication);
     }
 }

@@ -183,8 +183,14 @@ public final class SlowCallsRule implements Rule {
      * the statement a method's own cost is about. Null when none.
      */
     static String costliestSql(Evidence ev, String method) {
+        int row = costliestSqlRow(ev, method);
+        return row < 0 ? null : ev.rows("calls").orElseThrow().text(row, "target");
+    }
+
+    /** The {@code calls} row of that statement, or -1. */
+    static int costliestSqlRow(Evidence ev, String method) {
         Optional<Table> calls = ev.rows("calls");
-        if (calls.isEmpty()) return null;
+        if (calls.isEmpty()) return -1;
         Table t = calls.get();
         int best = -1;
         for (int i = 0; i < t.rows().size(); i++) {
@@ -194,7 +200,7 @@ public final class SlowCallsRule implements Rule {
             for (String f : path.split(" ← ")) mine |= Frames.stripLine(f.trim()).equals(method);
             if (mine && (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs"))) best = i;
         }
-        return best < 0 ? null : t.text(best, "target");
+        return best;
     }
 
     static String quote(String s) {
