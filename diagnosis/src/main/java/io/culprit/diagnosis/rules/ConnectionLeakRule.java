@@ -17,8 +17,14 @@ import java.util.Optional;
  * waiting inside the driver, while threads queue for a connection. A pool too small still returns
  * connections; slow or locked statements still finish or show as waits in the driver. Pool-size's
  * Little's Law would read the requests' own time as usage here and call the pool undersized:
- * growing it only delays the same exhaustion. A partial leak, where some connections still come
- * back, is not recognised: pool-size and pool-starvation then speak.
+ * growing it only delays the same exhaustion.
+ *
+ * <p>A leak on a rare path drains the pool during the run instead: connections come back after
+ * a millisecond, one fewer each time the path runs, until none is left. Its signature is the end
+ * of the run: every connection leased and none returned for the last windows, with threads
+ * waiting, in a pool whose statements never took a tenth of that time. A service outside the lab
+ * that left the connection open when a price was "under review" (every 8,000th request) read
+ * pool-starvation with no cause.
  */
 public final class ConnectionLeakRule implements Rule {
     /** Windows with every connection leased, of the windows where the pool was read. */
@@ -42,6 +48,8 @@ public final class ConnectionLeakRule implements Rule {
         String leased = n.tag(Fmt.pct(share), "series/pools#dbActive") + " of " + read + " windows";
         Optional<ColumnStats> usage = ev.stats("pools", "dbUsageMsMean");
         if (usage.isPresent() && !usage.get().isEmpty()) {
+            Optional<Finding> drained = drained(ev, b, size, usage.get().mean(), new Numbers());
+            if (drained.isPresent()) return drained.get();
             return b.summary("connections came back to the pool (usage time mean " + n.tag(Fmt.ms(usage.get().mean()),
                     "series/pools#dbUsageMsMean") + "); every connection was leased in " + leased + ".").numbers(n.refs()).build();
         }
@@ -80,6 +88,64 @@ public final class ConnectionLeakRule implements Rule {
                         + " @Transactional). To find the path, " + DbPool.of(ev).leakDetection + ".")
                 .confirm(ev.confirm("stack " + DbPool.of(ev).acquire + " -n 20") + " (who takes connections)")
                 .build();
+    }
+
+    /**
+     * The pool drained during the run: the trailing windows where every connection stayed leased
+     * and none came back, threads waiting, and no statement of the run ever took a tenth of that
+     * time (a hung statement would hold its connection as long, but statements that slow show
+     * before). Empty when the run did not end so.
+     */
+    private static Optional<Finding> drained(Evidence ev, Finding.Builder b, double size, double usageMs, Numbers n) {
+        double[] active = ev.column("pools", "dbActive").orElse(new double[0]);
+        double[] total = ev.column("pools", "dbTotal").orElse(new double[0]);
+        double[] usage = ev.column("pools", "dbUsageMsMean").orElse(new double[0]);
+        double[] pending = ev.column("pools", "dbPending").orElse(new double[0]);
+        int end = Math.min(active.length, Math.min(total.length, usage.length)), start = end;
+        while (start > 0 && total[start - 1] >= 1 && active[start - 1] >= total[start - 1] && !Double.isFinite(usage[start - 1])) start--;
+        int windows = end - start;
+        double waiting = 0;
+        for (int i = start; i < Math.min(end, pending.length); i++) if (Double.isFinite(pending[i])) waiting = Math.max(waiting, pending[i]);
+        double tailMs = windows * ev.series("pools").map(s -> (double) s.intervalMs()).orElse(1000.0);
+        double slowest = slowestStatementMs(ev);
+        if (windows < MIN_WINDOWS || start == 0 || waiting < 1 || slowest * 10 > tailMs) return Optional.empty();
+        double tailStart = start * tailMs / windows / 1000;
+        return Optional.of(b.severity(Severity.CRITICAL).score(0.95)
+                .evidence("series/pools#dbTotal").evidence("series/pools#dbUsageMsMean").evidence("series/pools#dbPending")
+                .culprit("connections taken and never closed on some path")
+                .summary("the pool ran dry during the run: for the first " + Fmt.num(Math.round(tailStart)) + " s connections came back after "
+                        + n.tag(Fmt.ms(usageMs), "series/pools#dbUsageMsMean") + " on average, then all "
+                        + n.tag(Fmt.num(size), "series/pools#dbTotal") + " stayed leased and none came back for the last "
+                        + Fmt.num(Math.round(tailMs / 1000)) + " s, while up to " + n.tag(Fmt.num(waiting), "series/pools#dbPending")
+                        + " threads waited; no statement took longer than " + Fmt.ms(slowest)
+                        + ": connections are leaked one at a time on some path, not too few.")
+                .numbers(n.refs())
+                .explains("pool-size").explains("pool-starvation").explains("request-errors").explains("tail-latency")
+                .explains("thread-oversubscription")
+                .explanation("Connections that come back within milliseconds do not all stop coming back at once because the"
+                        + " pool is small. A path that takes a connection and does not close it (an exception or an early"
+                        + " return between getConnection and close, on a rare branch) keeps one for good each time it runs;"
+                        + " the pool shrinks by one, serves the rest as before, and when the last is gone every request waits"
+                        + " the pool's connection timeout and fails. Restarting or enlarging the pool only resets the clock. If"
+                        + " `thread` shows the holders inside the JDBC driver instead, a statement hangs (a lock, an unreachable"
+                        + " database).")
+                .fix("Close every connection where it is taken (try-with-resources, or leave it to JdbcTemplate or"
+                        + " @Transactional), on the error paths too. To find the path, " + DbPool.of(ev).leakDetection + ".")
+                .confirm(ev.confirm("stack " + DbPool.of(ev).acquire + " -n 20") + " (who takes connections)")
+                .build());
+    }
+
+    /** The slowest SQL call the probes saw finish, 0 without a calls table. */
+    private static double slowestStatementMs(Evidence ev) {
+        Optional<Table> t = ev.table("calls");
+        double max = 0;
+        if (t.isEmpty()) return max;
+        for (int i = 0; i < t.get().rows().size(); i++) {
+            if (!"sql".equalsIgnoreCase(t.get().text(i, "kind"))) continue;
+            double v = t.get().number(i, "maxMs");
+            if (Double.isFinite(v)) max = Math.max(max, v);
+        }
+        return max;
     }
 
     /** SQL calls the probes saw finish, 0 without a calls table. */

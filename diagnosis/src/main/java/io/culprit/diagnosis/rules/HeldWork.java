@@ -5,7 +5,9 @@ import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Numbers;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What a lock's holder does inside the critical section, read from the CPU profile below the frame
@@ -20,8 +22,25 @@ final class HeldWork {
     /** Fewer samples under the held frame say nothing. */
     static final long MIN_SAMPLES = 20;
 
-    /** The named call below the held frame, its share of the holder's samples, and its kind (null when none). */
-    record Work(String callee, double share, long samples, HotCallee.Kind kind) { }
+    /**
+     * Kinds whose own cure replaces "make the call before taking the lock": a disk flush wants group
+     * commit, and a copy-on-write list or a secure generator takes its own lock inside the call, so
+     * there is no call to move out.
+     */
+    private static final Set<HotCallee.Kind> OWN_CURE = EnumSet.of(HotCallee.Kind.FSYNC, HotCallee.Kind.COPY_ON_WRITE,
+            HotCallee.Kind.RANDOM);
+    /** Writes that shrink a copy-on-write collection, each as costly as an add. */
+    private static final String[] COW_REMOVES = {
+        "java.util.concurrent.CopyOnWriteArrayList.remove", "java.util.concurrent.CopyOnWriteArraySet.remove",
+        "java.util.concurrent.CopyOnWriteArrayList.clear", "java.util.concurrent.CopyOnWriteArraySet.clear"
+    };
+
+    /**
+     * The named call below the held frame, its share of the holder's samples, its kind (null when
+     * none), and whether a copy-on-write collection written there only grows: no sample removes from
+     * one (a remove copies as much as an add, so removes as frequent would show as often).
+     */
+    record Work(String callee, double share, long samples, HotCallee.Kind kind, boolean onlyGrows) { }
 
     private HeldWork() { }
 
@@ -49,20 +68,27 @@ final class HeldWork {
             return k == null ? null : k.name();
         }));
         HotCallee.Kind k = kind != null && kind.getValue() >= MIN_SHARE * holder.samples() ? HotCallee.Kind.valueOf(kind.getKey()) : null;
-        return new Work(callee.getKey(), (double) callee.getValue() / holder.samples(), holder.samples(), k);
+        boolean onlyGrows = k == HotCallee.Kind.COPY_ON_WRITE && p.only(st -> Frames.anyStartsWith(st, COW_REMOVES)).samples() == 0;
+        return new Work(callee.getKey(), (double) callee.getValue() / holder.samples(), holder.samples(), k, onlyGrows);
     }
 
     /** "; inside it the holder spends 89 % of its CPU samples in X (forcing writes to disk (fsync))". */
     static String clause(Work w, Numbers n) {
         return "; inside it the holder spends " + n.tag(Fmt.pct(w.share()), "profiles/cpu.collapsed") + " of its "
-                + Fmt.num(w.samples()) + " CPU samples in " + w.callee() + (w.kind() == null ? "" : ", " + w.kind().what);
+                + Fmt.num(w.samples()) + " CPU samples in " + w.callee() + (w.kind() == null ? "" : ", " + w.kind().what)
+                + (w.onlyGrows() ? ", and no sample removes from it: entries are added and never removed, so it grows with every"
+                + " request and each add copies more" : "");
     }
 
     /** The fix when the holder's time is one call: take it out of the critical section. */
     static String fix(Work w) {
         String out = "The lock's holder spends most of the critical section in " + Frames.shortName(w.callee())
                 + ", so every request queues for that call one at a time. ";
-        return w.kind() == HotCallee.Kind.FSYNC ? out + w.kind().fix
+        if (w.onlyGrows()) {
+            return out + "Nothing removes what the requests add, so the collection grows through the run: remove each entry"
+                    + " when its request is done (in a finally), or unregister a listener when its owner ends. " + w.kind().fix;
+        }
+        return OWN_CURE.contains(w.kind()) ? out + w.kind().fix
                 : out + "Make the call before taking the lock (or once, and keep its result), and hold the lock only"
                 + " to update the shared state." + (w.kind() == null ? "" : " " + w.kind().fix);
     }

@@ -7,7 +7,7 @@ import io.culprit.diagnosis.Frames;
  * makes (the first frame below the deepest application frame), and the kinds of computation
  * whose cure is known whatever the application (a backtracking regular expression, a secure
  * random generator, password hashing, hash collisions, compression, public-key cryptography,
- * starting threads, copy-on-write collections, string concatenation in a loop, file-system calls,
+ * starting threads, copy-on-write collections, string concatenation in a loop, interning, file-system calls,
  * forcing writes to disk, unbuffered reads a byte at a time, busy-waiting, compiling stylesheets
  * and schemas, sorting per call). Keyed to JDK and library APIs only.
  */
@@ -69,6 +69,14 @@ final class HotCallee {
                 + " quadratic in its final length. Build it with one StringBuilder (sized up front when the length is"
                 + " known), String.join or Collectors.joining, or write the pieces straight to the response's stream.",
                 "java.lang.StringConcatHelper.", "java.lang.String.concat"),
+        INTERN("interning strings (String.intern, the JVM's string table)",
+                "String.intern looks each string up in the JVM's own string table, a native hash table every thread"
+                + " shares: interning values that rarely repeat (ids, per-request or random text) fills it, every lookup"
+                + " walks longer chains, and each collection has to scan and clean it. Intern only a small, fixed set of"
+                + " values; to share equal strings use a map the application owns and bounds (Guava's"
+                + " Interners.newWeakInterner), or let G1 deduplicate them (-XX:+UseStringDeduplication). Jackson interns"
+                + " field names by default: turn INTERN_FIELD_NAMES off when the names are unbounded.",
+                "java.lang.String.intern"),
         SINGLE_BYTE_IO("reading or writing a file a few bytes at a time (a system call each)",
                 "The code reads or writes the file through an unbuffered stream a few bytes at a time: each"
                 + " FileInputStream.read() or RandomAccessFile.read() is a system call for a single byte, so a 256 KB file"

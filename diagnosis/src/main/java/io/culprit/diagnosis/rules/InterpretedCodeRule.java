@@ -14,7 +14,10 @@ import java.util.Optional;
  * Hot code the JIT does not compile ({@code jit}: JFR's frame types on the execution samples'
  * top frames). After the warm-up a service runs compiled; code still interpreted under load is code
  * the JIT will not compile. Three causes, told apart by the evidence: the code cache filled, which
- * stops the compiler for the whole JVM ({@code fullCount}); the JIT is off by flag ({@code -Xint});
+ * stops the compiler for the whole JVM ({@code fullCount}), or is nearly full while the whole
+ * service runs interpreted (JDK 17's sweeper flushes compiled code to keep it from filling: a
+ * service outside the lab with an 8 MB cache ran 70 % interpreted and read "the JIT was still
+ * compiling"); the JIT is off by flag ({@code -Xint});
  * or one method stays interpreted while the rest is compiled, which is HotSpot declining a method
  * over 8,000 bytes of bytecode (or one it gave up on). A service outside the lab that scored order
  * lines with a generated 20 KB decision-table method read cpu-hotspot's generic "make it cheaper".
@@ -31,6 +34,10 @@ public final class InterpretedCodeRule implements Rule {
     static final double MOSTLY_INTERPRETED = 0.5;
     /** The rest of the service this interpreted means the JIT is behind everywhere, not refusing one method. */
     static final double LAGGING = 0.1;
+    /** A code heap with less than this share free is crowded: JDK 17's sweeper flushes compiled code to stay under it. */
+    static final double CROWDED = 0.25;
+    /** HotSpot's -XX:ReservedCodeCacheSize with tiered compilation. */
+    static final double DEFAULT_CACHE = 240.0 * 1024 * 1024;
 
     @Override public String id() { return "interpreted-code"; }
     @Override public String title() { return "Hot code the JIT does not compile"; }
@@ -52,25 +59,34 @@ public final class InterpretedCodeRule implements Rule {
         String jvmArgs = ev.info().target().getOrDefault("jvmArgs", "");
         Finding.Builder b = finding(Severity.OK).evidence(ref);
 
-        if (full > 0 && share >= SHARE_WARN) {
+        double free = Evidence.meta(t, "codeHeapFreeBytes"), heap = Evidence.meta(t, "codeHeapBytes");
+        double reserved = Evidence.meta(t, "codeCacheBytes");
+        // JDK 17's sweeper keeps a small cache from filling by flushing compiled methods, so it never
+        // reads full: the cache is nearly so, and the whole service runs interpreted.
+        boolean crowded = !(full > 0) && free >= 0 && heap > 0 && free / heap < CROWDED && share >= LAGGING;
+        if ((full > 0 && share >= SHARE_WARN) || crowded) {
             // The hot spot is the cache's doing only when most of the CPU is interpreted: flushed framework
             // code runs interpreted beside a compiled hot method that is hot on its own.
             if (share >= MOSTLY_INTERPRETED) b.explains("cpu-hotspot");
-            double free = Evidence.meta(t, "codeHeapFreeBytes"), heap = Evidence.meta(t, "codeHeapBytes");
-            double reserved = Evidence.meta(t, "codeCacheBytes");
             String room = free >= 0 && heap > 0 ? " (its fullest part has " + n.tag(kb(free), ref) + " of " + mb(heap) + " left)" : "";
+            String why = crowded
+                    ? ": the code cache" + (reserved > 0 ? " is " + n.tag(mb(reserved), ref) + " (HotSpot's default is 240 MB) and" : "")
+                            + " has " + n.tag(kb(free), ref) + " of " + mb(heap) + " left, so the JVM flushes compiled methods to make"
+                            + " room and runs them interpreted until they are compiled again."
+                    : ": the code cache filled " + n.tag(Fmt.num(full), ref) + " time(s) since the JVM started" + room
+                            + ", and a full code cache stops the JIT.";
             return severity(b, share).culprit("the code cache" + (reserved > 0 ? " (" + mb(reserved) + ")" : ""))
-                    .summary(overall(n, share, samples, ref) + (interp < MIN_SAMPLES ? ""
-                            : ", most in " + Frames.shortName(hottest))
-                            + ": the code cache filled " + n.tag(Fmt.num(full), ref) + " time(s) since the JVM started" + room
-                            + ", and a full code cache stops the JIT.")
+                    .summary(overall(n, share, samples, ref) + (interp < MIN_SAMPLES ? "" : ", most in " + Frames.shortName(hottest)) + why)
                     .numbers(n.refs())
                     .explanation("The JIT keeps compiled methods in the code cache (-XX:ReservedCodeCacheSize, 240 MB by default"
                             + " with tiered compilation). When it fills, HotSpot logs \"CodeCache is full. Compiler has been"
-                            + " disabled\" and compiles nothing more until space is freed, if ever: code it had not compiled, or"
-                            + " whose compiled code was flushed, runs in the bytecode interpreter, 10-50 times slower, on every"
-                            + " request. Services that load many libraries or generate classes at run time fill it.")
-                    .fix("Raise -XX:ReservedCodeCacheSize" + (reserved > 0 ? " (" + mb(reserved) + " here; double it)" : "")
+                            + " disabled\" and compiles nothing more until space is freed, if ever; before that, on JDK 17 and"
+                            + " earlier, its sweeper flushes compiled methods that have not run lately to make room, and they"
+                            + " run interpreted until compiled again. Either way code runs in the bytecode interpreter, 10-50"
+                            + " times slower, on every request. Services that load many libraries or generate classes at run"
+                            + " time fill it; a cache sized for a small program is too small for a framework's.")
+                    .fix("Raise -XX:ReservedCodeCacheSize" + (reserved > 0 ? " (" + mb(reserved) + " here; double it"
+                            + (reserved < DEFAULT_CACHE ? ", or remove the flag for HotSpot's 240 MB" : "") + ")" : "")
                             + " and keep -XX:+UseCodeCacheFlushing on. If it fills again, find what keeps generating code: proxies,"
                             + " scripts or serializers built at run time (see hot-path-classloading).")
                     .confirm(ev.confirm("vmoption ReservedCodeCacheSize"))

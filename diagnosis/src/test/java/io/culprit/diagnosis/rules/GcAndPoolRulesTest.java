@@ -318,6 +318,27 @@ class GcAndPoolRulesTest {
     }
 
     @Test
+    void aPoolThatStopsGivingBackBehindASlowStatementIsNoLeak() {
+        // The last six windows: all ten leased, none returned, threads waiting. Statements of 900 ms
+        // could hold them that long; statements of 5 ms could not.
+        double[] active = flat(10, 3), usage = flat(10, 0.7);
+        for (int i = 4; i < 10; i++) {
+            active[i] = 10;
+            usage[i] = Double.NaN;
+        }
+        var slow = CaseBuilder.in(dir, 10, 2).series("pools", 1000, "dbTotal", flat(10, 10), "dbActive", active,
+                "dbUsageMsMean", usage, "dbPending", flat(10, 6)).table("calls", row("kind", "sql", "target", "select 1",
+                "count", 40, "maxMs", 900)).evidence();
+        assertThat(new ConnectionLeakRule().evaluate(slow).isProblem()).isFalse();
+        var fast = CaseBuilder.in(dir.resolve("b"), 10, 2).series("pools", 1000, "dbTotal", flat(10, 10), "dbActive", active,
+                "dbUsageMsMean", usage, "dbPending", flat(10, 6)).table("calls", row("kind", "sql", "target", "select 1",
+                "count", 40, "maxMs", 5)).evidence();
+        Finding f = new ConnectionLeakRule().evaluate(fast);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).startsWith("the pool ran dry during the run: for the first 4 s connections came back after 0.7 ms");
+    }
+
+    @Test
     void aCallUnderItsThresholdThatHoldsMostOfRequestTimeIsNamed() {
         var ev = CaseBuilder.in(dir, 10, 2).table("calls", row("kind", "http", "target", "GET http://127.0.0.1:45627/quote",
                 "count", 1853, "p99Ms", 92.9, "shareOfRequestTime", 0.985, "caller", "com.acme.Api.quote:88")).evidence();

@@ -65,7 +65,7 @@ class OutsideJitAndReadsTest {
         assertThat(f.culprit()).isEqualTo("the code cache (5 MB)");
         assertThat(f.summary()).isEqualTo("20 % of 697 execution samples ran interpreted: the code cache filled 8 time(s) since"
                 + " the JVM started (its fullest part has 598 KB of 5 MB left), and a full code cache stops the JIT.");
-        assertThat(f.fix()).startsWith("Raise -XX:ReservedCodeCacheSize (5 MB here; double it)");
+        assertThat(f.fix()).startsWith("Raise -XX:ReservedCodeCacheSize (5 MB here; double it, or remove the flag for HotSpot's 240 MB)");
         // Tomcat's flushed code ran interpreted beside a compiled hot method that is hot on its own.
         assertThat(f.explains()).doesNotContain("cpu-hotspot").contains("cpu-saturation");
     }
