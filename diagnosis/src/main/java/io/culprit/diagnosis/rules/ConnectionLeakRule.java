@@ -66,8 +66,7 @@ public final class ConnectionLeakRule implements Rule {
         double pending = ev.stats("pools", "dbPending").map(ColumnStats::max).orElse(0.0);
         double acquire = ev.stats("pools", "dbAcquireMsMax").map(ColumnStats::max).orElse(Double.NaN);
         boolean starving = pending >= 1 || acquire >= PoolStarvationRule.ACQUIRE_WARN_MS;
-        return b.severity(starving ? Severity.CRITICAL : Severity.WARN).score(0.95)
-                .evidence("series/pools#dbTotal").evidence("series/pools#dbUsageMsMean")
+        return asLeak(b.severity(starving ? Severity.CRITICAL : Severity.WARN), ev, "")
                 .culprit("connections taken and never closed")
                 .summary("all " + n.tag(Fmt.num(size), "series/pools#dbTotal") + " connections of the pool stayed leased ("
                         + leased + ") and none came back in " + Fmt.num(Math.round(ev.observedSeconds())) + " s (no close, no statement"
@@ -77,17 +76,23 @@ public final class ConnectionLeakRule implements Rule {
                         + n.tag(Fmt.ms(acquire), "series/pools#dbAcquireMsMax") + " for one" : "")
                         + ": connections are leaked, not too few.")
                 .numbers(n.refs())
-                .explains("pool-size").explains("pool-starvation").explains("request-errors").explains("tail-latency")
-                .explains("thread-oversubscription")
                 .explanation("A connection taken with getConnection() and not closed on some path (an early return, an"
                         + " exception before close, a connection kept in a field) stays leased for good. Each one shrinks the"
                         + " pool; once all are gone every request waits the pool's connection timeout and fails. If instead"
                         + " `thread` shows request threads inside the JDBC driver, the connections are held by statements that"
                         + " never finish (a lock, an unreachable database), not leaked.")
-                .fix("Close every connection where it is taken (try-with-resources, or leave it to JdbcTemplate or"
-                        + " @Transactional). To find the path, " + DbPool.of(ev).leakDetection + ".")
-                .confirm(ev.confirm("stack " + DbPool.of(ev).acquire + " -n 20") + " (who takes connections)")
                 .build();
+    }
+
+    /** What both shapes of a leak share: the findings a leak explains, its cure, and the command that finds the path. */
+    private static Finding.Builder asLeak(Finding.Builder b, Evidence ev, String where) {
+        DbPool pool = DbPool.of(ev);
+        return b.score(0.95).evidence("series/pools#dbTotal").evidence("series/pools#dbUsageMsMean")
+                .explains("pool-size").explains("pool-starvation").explains("request-errors").explains("tail-latency")
+                .explains("thread-oversubscription")
+                .fix("Close every connection where it is taken (try-with-resources, or leave it to JdbcTemplate or"
+                        + " @Transactional)" + where + ". To find the path, " + pool.leakDetection + ".")
+                .confirm(ev.confirm("stack " + pool.acquire + " -n 20") + " (who takes connections)");
     }
 
     /**
@@ -110,8 +115,7 @@ public final class ConnectionLeakRule implements Rule {
         double slowest = slowestStatementMs(ev);
         if (windows < MIN_WINDOWS || start == 0 || waiting < 1 || slowest * 10 > tailMs) return Optional.empty();
         double tailStart = start * tailMs / windows / 1000;
-        return Optional.of(b.severity(Severity.CRITICAL).score(0.95)
-                .evidence("series/pools#dbTotal").evidence("series/pools#dbUsageMsMean").evidence("series/pools#dbPending")
+        return Optional.of(asLeak(b.severity(Severity.CRITICAL), ev, ", on the error paths too").evidence("series/pools#dbPending")
                 .culprit("connections taken and never closed on some path")
                 .summary("the pool ran dry during the run: for the first " + Fmt.num(Math.round(tailStart)) + " s connections came back after "
                         + n.tag(Fmt.ms(usageMs), "series/pools#dbUsageMsMean") + " on average, then all "
@@ -120,8 +124,6 @@ public final class ConnectionLeakRule implements Rule {
                         + " threads waited; no statement took longer than " + Fmt.ms(slowest)
                         + ": connections are leaked one at a time on some path, not too few.")
                 .numbers(n.refs())
-                .explains("pool-size").explains("pool-starvation").explains("request-errors").explains("tail-latency")
-                .explains("thread-oversubscription")
                 .explanation("Connections that come back within milliseconds do not all stop coming back at once because the"
                         + " pool is small. A path that takes a connection and does not close it (an exception or an early"
                         + " return between getConnection and close, on a rare branch) keeps one for good each time it runs;"
@@ -129,9 +131,6 @@ public final class ConnectionLeakRule implements Rule {
                         + " the pool's connection timeout and fails. Restarting or enlarging the pool only resets the clock. If"
                         + " `thread` shows the holders inside the JDBC driver instead, a statement hangs (a lock, an unreachable"
                         + " database).")
-                .fix("Close every connection where it is taken (try-with-resources, or leave it to JdbcTemplate or"
-                        + " @Transactional), on the error paths too. To find the path, " + DbPool.of(ev).leakDetection + ".")
-                .confirm(ev.confirm("stack " + DbPool.of(ev).acquire + " -n 20") + " (who takes connections)")
                 .build());
     }
 
