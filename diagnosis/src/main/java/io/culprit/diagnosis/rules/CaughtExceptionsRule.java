@@ -8,6 +8,7 @@ import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -34,6 +35,13 @@ public final class CaughtExceptionsRule implements Rule {
      * that service's root cause at 1 %, and are now noted as INFO.
      */
     static final double MIN_COST_SHARE = 0.05;
+
+    /**
+     * The frame that makes an exception only to read the stack: Thread.getStackTrace on the current
+     * thread. A service outside the lab named each audit line's caller so, five per request, and was
+     * told to "avoid the exceptional path".
+     */
+    static final String STACK_READ = "java.lang.Thread.getStackTrace";
 
     @Override public String id() { return "caught-exceptions"; }
     @Override public String title() { return "Exceptions thrown and caught on the hot path"; }
@@ -74,11 +82,29 @@ public final class CaughtExceptionsRule implements Rule {
                 + n.tag(Fmt.num(perSecond), "tables/exceptions") + "/s";
         if (sev == Severity.OK) return b.summary("caught exceptions: " + rate + ", top " + type + ".").numbers(n.refs()).build();
         Object caught = t.rows().get(top).get("caught");
+        String fills = profiled ? " (" + n.tag(Fmt.pct(cpuShare), ev.cpuRef()) + " of CPU samples filling stack traces)"
+                : " (≈" + n.tag(Fmt.pct(cpuShare), "tables/exceptions") + " of " + Fmt.num(cpus) + " CPU(s) filling stack traces)";
+        List<String> stack = Evidence.stack(t, top, "stack");
+        if (!stack.isEmpty() && stack.get(0).startsWith(STACK_READ)) {
+            b.severity(sev).score(cpuShare).culprit(site).evidence("tables/exceptions#" + top)
+                    .summary("Thread.getStackTrace() built " + n.tag(Fmt.num(ev.perRequest(t, top)), "tables/exceptions#" + top) + " "
+                            + type + " per request at " + site + fills + ": nothing is thrown, but each call walks and copies"
+                            + " the whole stack to read it (" + rate + " in all).")
+                    .numbers(n.refs())
+                    .explanation("Thread.currentThread().getStackTrace() creates an exception and fills its trace: every frame of"
+                            + " the stack turned into a StackTraceElement, on every call, to read one or two of them (most often the"
+                            + " caller's name). JFR counts each as an exception, though none is thrown.")
+                    .fix("Pass the caller's name in, or read only the frames needed with StackWalker"
+                            + " (StackWalker.getInstance().walk(s -> s.skip(1).findFirst()) stops at the frame it wants and copies"
+                            + " nothing else); if it must stay, call it once per request, not per line or per item.")
+                    .confirm(ev.confirm("stack java.lang.Thread getStackTrace -n 5") + " (who reads the stack)");
+            if (cpuShare >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation").explains("thread-oversubscription");
+            return b.build();
+        }
         b.severity(sev).score(cpuShare).culprit(site).evidence("tables/exceptions#" + top)
                 .summary("exceptions thrown and " + (caught == null ? "probably " : "") + "caught: " + rate + "; top "
                         + n.tag(Fmt.num(ev.perRequest(t, top)), "tables/exceptions#" + top) + " " + type + " per request at " + site
-                        + (profiled ? " (" + n.tag(Fmt.pct(cpuShare), ev.cpuRef()) + " of CPU samples filling stack traces)."
-                        : " (≈" + n.tag(Fmt.pct(cpuShare), "tables/exceptions") + " of " + Fmt.num(cpus) + " CPU(s) filling stack traces)."))
+                        + fills + ".")
                 .numbers(n.refs())
                 .explanation("Each throw walks the stack to fill its trace; caught and ignored, it leaves no log line,"
                         + " only CPU burnt on every request. The throw site and its callers show who asks for it.")

@@ -7,6 +7,7 @@ import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -80,7 +81,7 @@ public final class LoggingPressureRule implements Rule {
                 + n.tag(Fmt.ms(appenderMs / seconds), "tables/logging") + " in appenders per second"
                 + (fromProfile ? " (wall time), logging frameworks in " + n.tag(Fmt.pct(share), ev.cpuRef()) + " of CPU samples"
                         : " (" + n.tag(Fmt.pct(share), "tables/logging") + " of " + Fmt.num(cpus) + " CPU(s))");
-        Finding blocked = blockedOnOutput(ev, t, top, appenderMs, share, fromProfile, what);
+        Finding blocked = blockedOnOutput(ev, t, appenderMs, share, fromProfile, what);
         if (blocked == null) blocked = handlerLock(ev);
         if (blocked != null) return blocked;
         Severity sev = share >= APPENDER_SHARE_CRITICAL ? Severity.CRITICAL
@@ -124,6 +125,39 @@ public final class LoggingPressureRule implements Rule {
         return b.build();
     }
 
+    /** The row with the most events, -1 for an empty table. */
+    private static int busiest(Table t) {
+        int best = -1;
+        for (int i = 0; i < t.rows().size(); i++) if (best < 0 || zero(t.number(i, "events")) > zero(t.number(best, "events"))) best = i;
+        return best;
+    }
+
+    /** Half the events at DEBUG or TRACE: a level lowered (for a diagnosis) and left so, not the service's own lines. */
+    static final double DEBUG_SHARE = 0.5;
+
+    /** The share of events at DEBUG or TRACE (FINE and finer in java.util.logging), NaN for none. */
+    private static double debugShare(Table t) {
+        double all = 0, debug = 0;
+        for (int i = 0; i < t.rows().size(); i++) {
+            double e = zero(t.number(i, "events"));
+            all += e;
+            if (List.of("DEBUG", "TRACE", "FINE", "FINER", "FINEST").contains(Evidence.text(t, i, "level"))) debug += e;
+        }
+        return all > 0 ? debug / all : Double.NaN;
+    }
+
+    /**
+     * "Most events are DEBUG or TRACE lines …: set the level back to INFO. " when they are, else
+     * "". A service outside the lab started with logging.level.root=DEBUG logged five Spring MVC lines
+     * per request to standard output; the fix said "DEBUG for per-request lines".
+     */
+    private static String debugLevel(double share) {
+        if (!(share >= DEBUG_SHARE)) return "";
+        return "Most events are DEBUG or TRACE lines: the level was lowered,"
+                + " for a diagnosis or by a profile, and left so. Set it back to INFO (Spring Boot: logging.level.root and every"
+                + " logging.level.<package> entry; logback: the level of <root> and of each <logger>; log4j2: <Root level>). ";
+    }
+
     /** Request time inside appenders, waiting rather than computing, from which logging blocks requests. */
     static final double BLOCKED_SHARE_WARN = 0.1;
     static final double BLOCKED_SHARE_CRITICAL = 0.3;
@@ -137,7 +171,7 @@ public final class LoggingPressureRule implements Rule {
      * load), spent 98 % of its request time in the console appender, 3 % of CPU samples in logging:
      * lock-contention named logback's lock with the cure for a lock in one's own code.
      */
-    private Finding blockedOnOutput(Evidence ev, Table t, int top, double appenderMs, double cpuShare, boolean fromProfile, String what) {
+    private Finding blockedOnOutput(Evidence ev, Table t, double appenderMs, double cpuShare, boolean fromProfile, String what) {
         double requestMs = ev.requestTimeMs();
         if (!(requestMs > 0) || !fromProfile) return null;
         double blocked = Math.min(1, appenderMs / requestMs);
@@ -146,13 +180,18 @@ public final class LoggingPressureRule implements Rule {
         String output = output(ev, n);
         // Without a wait seen in a logging frame's I/O, only a wide gap between wall and CPU says "waiting".
         if (output == null && !(blocked >= 5 * cpuShare)) return null;
-        String logger = top < 0 ? "" : Evidence.text(t, top, "logger");
-        String level = top < 0 ? "" : Evidence.text(t, top, "level");
+        // Volume, not stack traces, is what waits on the output: name the logger with the most events.
+        int busiest = busiest(t);
+        String logger = busiest < 0 ? "" : Evidence.text(t, busiest, "logger");
+        String level = busiest < 0 ? "" : Evidence.text(t, busiest, "level");
+        double debug = debugShare(t);
         Finding.Builder b = finding(blocked >= BLOCKED_SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN)
-                .score(blocked).evidence("tables/logging").evidence("tables/logging#" + Math.max(top, 0))
-                .culprit(logger.isEmpty() ? "logging on the request path" : logger)
+                .score(blocked).evidence("tables/logging").evidence("tables/logging#" + Math.max(busiest, 0))
+                .culprit(debug >= DEBUG_SHARE ? "the DEBUG log level" + (logger.isEmpty() ? "" : " (" + logger + " the loudest)")
+                        : logger.isEmpty() ? "logging on the request path" : logger)
                 .summary("requests spend " + n.tag(Fmt.pct(blocked), "tables/logging") + " of their time inside log appenders, waiting"
                         + " rather than computing (" + what + ")" + (output == null ? "" : "; the appender waits to write " + output)
+                        + (debug >= DEBUG_SHARE ? "; " + n.tag(Fmt.pct(debug), "tables/logging") + " of the events at DEBUG or TRACE" : "")
                         + (logger.isEmpty() ? "" : "; most events at " + level + " from " + logger) + ".")
                 .explanation("An appender writes each event under its lock; an async appender hands it to a bounded queue"
                         + " instead. When the output takes the bytes slower than the service logs them (the reader of standard"
@@ -160,7 +199,7 @@ public final class LoggingPressureRule implements Rule {
                         + " socket), the write blocks with the lock held, or the queue fills and a blocking async appender"
                         + " (logback's default, neverBlock=false) makes the caller wait for a slot: every thread that logs"
                         + " waits, and the service runs at the speed of its log's reader.")
-                .fix("Log less on the request path (DEBUG for per-request lines, or sample them); put an AsyncAppender with"
+                .fix(debugLevel(debug) + "Log less on the request path (DEBUG for per-request lines, or sample them); put an AsyncAppender with"
                         + " neverBlock=\"true\" in front of the slow appender (logback; log4j2: AsyncLogger or an async appender"
                         + " with blocking=\"false\"), so that a full queue drops events instead of stopping requests; and find out"
                         + " why the output is slow (the log driver's or collector's throughput, the disk).")

@@ -15,7 +15,10 @@ import org.junit.jupiter.api.Test;
  * unique strings interned per request (named at String.intern with the generic cure); a listener
  * added per request to a CopyOnWriteArrayList and never removed (the cure for a lock in one's own
  * code, "make the call before taking the lock"); three quotes per request fetched in parallel on an
- * executor with room (lock-contention CRITICAL on the futures, with the cure "do not hand off").
+ * executor with room (lock-contention CRITICAL on the futures, with the cure "do not hand off"); a
+ * root log level left at DEBUG (the fix said "DEBUG for per-request lines", the culprit the logger
+ * with the most stack traces); an audit helper that names its caller with Thread.getStackTrace
+ * (the cure for exceptions used as control flow).
  */
 class OutsideDrainsAndTablesTest {
 
@@ -105,5 +108,28 @@ class OutsideDrainsAndTablesTest {
         Finding f = new ThreadChurnRule().evaluate(Fixtures.evidence("outside-quotes-on-common-pool"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.summary()).contains("with a common pool of fewer than 2 threads (2 CPUs or fewer) the JDK starts a thread per task");
+    }
+
+    @Test
+    void aDebugLevelLeftOnIsTheCauseOfTheLoggingWait() {
+        Finding f = new LoggingPressureRule().evaluate(Fixtures.evidence("outside-debug-level-left-on"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("the DEBUG log level (org.springframework.web.servlet.DispatcherServlet the loudest)");
+        // The loudest logger by events, not the one with the most stack traces (34 from Tomcat's processor).
+        assertThat(f.summary()).endsWith("; 100 % of the events at DEBUG or TRACE; most events at DEBUG from"
+                + " org.springframework.web.servlet.DispatcherServlet.");
+        assertThat(f.fix()).startsWith("Most events are DEBUG or TRACE lines: the level was lowered, for a diagnosis or by a"
+                + " profile, and left so. Set it back to INFO (Spring Boot: logging.level.root");
+    }
+
+    @Test
+    void stackTracesBuiltToNameTheCallerAreNotThrownExceptions() {
+        Finding f = new CaughtExceptionsRule().evaluate(Fixtures.evidence("outside-caller-name-per-line"));
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.culprit()).isEqualTo("shop.App$Api.audit:261");
+        assertThat(f.summary()).startsWith("Thread.getStackTrace() built 5.0 java.lang.Exception per request at shop.App$Api.audit:261 (")
+                .contains("nothing is thrown, but each call walks and copies the whole stack to read it");
+        assertThat(f.fix()).startsWith("Pass the caller's name in, or read only the frames needed with StackWalker")
+                .doesNotContain("exceptional path");
     }
 }
