@@ -132,4 +132,10 @@ class OutsideDrainsAndTablesTest {
         assertThat(f.fix()).startsWith("Pass the caller's name in, or read only the frames needed with StackWalker")
                 .doesNotContain("exceptional path");
     }
+
+    @Test
+    void atInfoTheLogIsNoPressureAndANamedCallerReadsNoStack() {
+        assertThat(new LoggingPressureRule().evaluate(Fixtures.evidence("outside-debug-level-left-on-fixed")).isProblem()).isFalse();
+        assertThat(new CaughtExceptionsRule().evaluate(Fixtures.evidence("outside-caller-name-per-line-fixed")).isProblem()).isFalse();
+    }
 }
