@@ -151,7 +151,13 @@ public final class ChattyCallsRule implements Rule {
         switch (kind == null ? "" : kind) {
             case "sql": return "Fetch the rows in one statement: a join or WHERE id IN (...) for the whole list, the ORM's"
                     + " batch or join fetching (JOIN FETCH, @EntityGraph, @BatchSize), or cache what does not change.";
-            case "redis": return "Fetch the keys in one round trip: MGET / HMGET, or a pipeline.";
+            case "redis": return target != null && target.trim().toUpperCase(Locale.ROOT).startsWith("SCAN")
+                    // A service outside the lab scanned 60,000 keys 100 at a time to find one user's 20 sessions.
+                    ? "SCAN walks the whole keyspace, COUNT keys per call, whatever its MATCH pattern finds: finding a few"
+                    + " keys this way costs a round trip per COUNT keys of the database. Keep the keys a request needs in a"
+                    + " set or hash of their own (SADD when a key is written, SMEMBERS or HGETALL to read), and keep SCAN for"
+                    + " maintenance off the request path."
+                    : "Fetch the keys in one round trip: MGET / HMGET, or a pipeline.";
             default: return "Call the dependency once for the whole list (a bulk endpoint), in parallel, or cache the answers.";
         }
     }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * executor with room (lock-contention CRITICAL on the futures, with the cure "do not hand off"); a
  * root log level left at DEBUG (the fix said "DEBUG for per-request lines", the culprit the logger
  * with the most stack traces); an audit helper that names its caller with Thread.getStackTrace
- * (the cure for exceptions used as control flow).
+ * (the cure for exceptions used as control flow); a Jedis built per request (a slow Redis GET, with
+ * "make the call cheaper"); one user's keys found with SCAN over the keyspace (the MGET cure).
  */
 class OutsideDrainsAndTablesTest {
 
@@ -137,5 +138,30 @@ class OutsideDrainsAndTablesTest {
     void atInfoTheLogIsNoPressureAndANamedCallerReadsNoStack() {
         assertThat(new LoggingPressureRule().evaluate(Fixtures.evidence("outside-debug-level-left-on-fixed")).isProblem()).isFalse();
         assertThat(new CaughtExceptionsRule().evaluate(Fixtures.evidence("outside-caller-name-per-line-fixed")).isProblem()).isFalse();
+    }
+
+    @Test
+    void aRedisClientBuiltPerRequestIsNamedByItsConnects() {
+        Finding f = new SlowCallsRule().evaluate(Fixtures.evidence("outside-jedis-per-request"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).contains("worst: redis \"GET\" P99 14.8 ms").endsWith(" of the CPU samples under App$Api.flag open a"
+                + " new connection for it (a socket connect): the client connects on every call.");
+        assertThat(f.fix()).startsWith("Build the Redis client once and share it: a JedisPool or JedisPooled (Jedis)");
+    }
+
+    @Test
+    void aPooledClientMakesNoConnects() {
+        Finding f = new SlowCallsRule().evaluate(Fixtures.evidence("outside-jedis-per-request-fixed"));
+        assertThat(f.summary()).doesNotContain("open a new connection");
+        assertThat(f.fix()).doesNotContain("Build the Redis client once");
+    }
+
+    @Test
+    void scanningTheKeyspaceForAFewKeysGetsItsOwnCure() {
+        Finding f = new ChattyCallsRule().evaluate(Fixtures.evidence("outside-scan-for-sessions"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).startsWith("redis \"SCAN\" runs 598 times per request");
+        assertThat(f.fix()).startsWith("SCAN walks the whole keyspace, COUNT keys per call").doesNotContain("MGET");
+        assertThat(new ChattyCallsRule().evaluate(Fixtures.evidence("outside-scan-for-sessions-fixed")).isProblem()).isFalse();
     }
 }
