@@ -187,6 +187,12 @@ public final class Frames {
         return false;
     }
 
+    /** Whether a stack has a frame of {@code method} ("pkg.Class.method", any line). */
+    public static boolean hasMethod(String[] stack, String method) {
+        for (String f : stack) if (stripLine(f).equals(method)) return true;
+        return false;
+    }
+
     /** A stack as tables keep it (leaf first) turned root first, as cpu profiles keep theirs. */
     public static String[] rootFirst(List<String> leafFirst) {
         String[] out = new String[leafFirst.size()];

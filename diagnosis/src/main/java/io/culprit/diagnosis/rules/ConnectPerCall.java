@@ -53,13 +53,8 @@ final class ConnectPerCall {
         CpuProfile p = ev.cpuProfileIfAny().orElse(null);
         if (p == null || p.samples() == 0) return Double.NaN;
         String method = Frames.stripLine(caller);
-        CpuProfile under = p.only(st -> under(st, method));
+        CpuProfile under = p.only(st -> Frames.hasMethod(st, method));
         if (under.samples() == 0) return Double.NaN;
         return (double) under.only(st -> Frames.anyStartsWith(st, CONNECT)).samples() / under.samples();
-    }
-
-    private static boolean under(String[] stack, String method) {
-        for (String f : stack) if (Frames.stripLine(f).equals(method)) return true;
-        return false;
     }
 }

@@ -9,6 +9,7 @@ import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
 import java.util.Optional;
+import java.util.function.DoubleBinaryOperator;
 
 /**
  * Connections taken from the pool and never given back. The signature: every connection leased
@@ -111,10 +112,11 @@ public final class ConnectionLeakRule implements Rule {
         int windows = end - start;
         double waiting = 0;
         for (int i = start; i < Math.min(end, pending.length); i++) if (Double.isFinite(pending[i])) waiting = Math.max(waiting, pending[i]);
-        double tailMs = windows * ev.series("pools").map(s -> (double) s.intervalMs()).orElse(1000.0);
+        double intervalMs = ev.series("pools").map(s -> (double) s.intervalMs()).orElse(1000.0);
+        double tailMs = windows * intervalMs;
         double slowest = slowestStatementMs(ev);
         if (windows < MIN_WINDOWS || start == 0 || waiting < 1 || slowest * 10 > tailMs) return Optional.empty();
-        double tailStart = start * tailMs / windows / 1000;
+        double tailStart = start * intervalMs / 1000;
         return Optional.of(asLeak(b.severity(Severity.CRITICAL), ev, ", on the error paths too").evidence("series/pools#dbPending")
                 .culprit("connections taken and never closed on some path")
                 .summary("the pool ran dry during the run: for the first " + Fmt.num(Math.round(tailStart)) + " s connections came back after "
@@ -136,15 +138,7 @@ public final class ConnectionLeakRule implements Rule {
 
     /** The slowest SQL call the probes saw finish, 0 without a calls table. */
     private static double slowestStatementMs(Evidence ev) {
-        Optional<Table> t = ev.table("calls");
-        double max = 0;
-        if (t.isEmpty()) return max;
-        for (int i = 0; i < t.get().rows().size(); i++) {
-            if (!"sql".equalsIgnoreCase(t.get().text(i, "kind"))) continue;
-            double v = t.get().number(i, "maxMs");
-            if (Double.isFinite(v)) max = Math.max(max, v);
-        }
-        return max;
+        return fold(ev, "calls", "maxMs", "sql", Math::max);
     }
 
     /** SQL calls the probes saw finish, 0 without a calls table. */
@@ -159,14 +153,19 @@ public final class ConnectionLeakRule implements Rule {
 
     /** The sum of a table's column over its rows (of {@code kind} when given), 0 without the table. */
     private static double total(Evidence ev, String table, String column, String kind) {
+        return fold(ev, table, column, kind, Double::sum);
+    }
+
+    /** A table's column over its rows (of {@code kind} when given) folded by {@code op} from 0, 0 without the table. */
+    private static double fold(Evidence ev, String table, String column, String kind, DoubleBinaryOperator op) {
         Optional<Table> t = ev.table(table);
         if (t.isEmpty()) return 0;
-        double sum = 0;
+        double acc = 0;
         for (int i = 0; i < t.get().rows().size(); i++) {
             if (kind != null && !kind.equalsIgnoreCase(t.get().text(i, "kind"))) continue;
             double v = t.get().number(i, column);
-            if (Double.isFinite(v)) sum += v;
+            if (Double.isFinite(v)) acc = op.applyAsDouble(acc, v);
         }
-        return sum;
+        return acc;
     }
 }

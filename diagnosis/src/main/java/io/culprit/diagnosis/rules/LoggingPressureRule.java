@@ -7,8 +7,8 @@ import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
-import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Logging as a cost: time in appenders and stack traces printed per second (CASES.md #5: every
@@ -135,13 +135,16 @@ public final class LoggingPressureRule implements Rule {
     /** Half the events at DEBUG or TRACE: a level lowered (for a diagnosis) and left so, not the service's own lines. */
     static final double DEBUG_SHARE = 0.5;
 
+    /** Levels below INFO, in SLF4J's and java.util.logging's names. */
+    private static final Set<String> DEBUG_LEVELS = Set.of("DEBUG", "TRACE", "FINE", "FINER", "FINEST");
+
     /** The share of events at DEBUG or TRACE (FINE and finer in java.util.logging), NaN for none. */
     private static double debugShare(Table t) {
         double all = 0, debug = 0;
         for (int i = 0; i < t.rows().size(); i++) {
             double e = zero(t.number(i, "events"));
             all += e;
-            if (List.of("DEBUG", "TRACE", "FINE", "FINER", "FINEST").contains(Evidence.text(t, i, "level"))) debug += e;
+            if (DEBUG_LEVELS.contains(Evidence.text(t, i, "level"))) debug += e;
         }
         return all > 0 ? debug / all : Double.NaN;
     }

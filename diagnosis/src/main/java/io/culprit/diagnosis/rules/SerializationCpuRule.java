@@ -111,8 +111,8 @@ public final class SerializationCpuRule implements Rule {
     /** Whether the serializer frames under {@code app} mostly read (parse, deserialize) rather than write. */
     private static boolean parses(Evidence ev, String app) {
         io.culprit.diagnosis.CpuProfile p = ev.cpuProfileIfAny().orElseThrow();
-        long read = p.only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(f -> isSerialization(f) && reads(f))).samples();
-        long all = p.only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(SerializationCpuRule::isSerialization)).samples();
+        long read = p.only(st -> Frames.hasMethod(st, app) && java.util.Arrays.stream(st).anyMatch(f -> isSerialization(f) && reads(f))).samples();
+        long all = p.only(st -> Frames.hasMethod(st, app) && java.util.Arrays.stream(st).anyMatch(SerializationCpuRule::isSerialization)).samples();
         return all > 0 && read * 2 >= all;
     }
 
@@ -122,16 +122,11 @@ public final class SerializationCpuRule implements Rule {
      */
     private static boolean deepCopy(Evidence ev, String app) {
         io.culprit.diagnosis.CpuProfile mine = ev.cpuProfileIfAny().orElseThrow()
-                .only(st -> under(st, app) && java.util.Arrays.stream(st).anyMatch(SerializationCpuRule::isSerialization));
+                .only(st -> Frames.hasMethod(st, app) && java.util.Arrays.stream(st).anyMatch(SerializationCpuRule::isSerialization));
         long all = mine.samples();
         long out = mine.only(st -> Frames.mentions(java.util.Arrays.asList(st), "java.io.ObjectOutputStream")).samples();
         long in = mine.only(st -> Frames.mentions(java.util.Arrays.asList(st), "java.io.ObjectInputStream")).samples();
         return all > 0 && out * 5 >= all && in * 5 >= all;
-    }
-
-    private static boolean under(String[] stack, String method) {
-        for (String f : stack) if (Frames.stripLine(f).equals(method)) return true;
-        return false;
     }
 
     private static boolean reads(String frame) {

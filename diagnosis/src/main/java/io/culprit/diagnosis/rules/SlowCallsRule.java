@@ -77,24 +77,38 @@ public final class SlowCallsRule implements Rule {
         Severity sev = slowShare >= SHARE_CRITICAL ? Severity.CRITICAL : slowShare >= SHARE_WARN ? Severity.WARN : Severity.INFO;
         String kind = t.text(top, "kind");
         String target = t.text(top, "target");
-        String large = LargeReplies.clause(ev, kind, t.number(top, "count"), n);
-        String connects = large.isEmpty() ? ConnectPerCall.clause(ev, t.text(top, "caller"), n) : "";
+        Reply reply = Reply.of(ev, t, top, n);
         return b.severity(sev).score(slowShare).evidence("tables/calls#" + top).culprit(culprit(t, top))
                 .summary(n.tag(String.valueOf(slowRows), "tables/calls") + " call target(s) over threshold take "
                         + n.tag(Fmt.pct(slowShare), "tables/calls") + " of request time; worst: "
                         + kind + " " + quote(target) + " P99 " + n.tag(Fmt.ms(t.number(top, "p99Ms")), "tables/calls#" + top) + " (threshold "
                         + Fmt.ms(threshold(kind)) + "), " + n.tag(Fmt.num(t.number(top, "count")), "tables/calls#" + top) + " calls, "
-                        + n.tag(Fmt.pct(share), "tables/calls#" + top) + " of request time" + calledFrom(t, top) + large + connects + ".")
+                        + n.tag(Fmt.pct(share), "tables/calls#" + top) + " of request time" + calledFrom(t, top) + reply.clause() + ".")
                 .numbers(n.refs())
                 .explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription")
                 .explanation("Request threads wait on this dependency; throughput is capped at threads ÷ call time."
                         + " If the process is CPU-saturated, call times include client-side CPU wait: fix that first.")
-                .fix(!large.isEmpty() ? LargeReplies.fix(kind) : !connects.isEmpty() ? ConnectPerCall.fix(kind)
+                .fix(reply.fix() != null ? reply.fix()
                         : or(CallShape.fix(kind, target, ev.database()), "Make the call cheaper (index, smaller result, batching, caching) or take it off"
                         + " the request path; check the dependency's own timing to split network, server and client time."))
                 .confirm(withDatabase(ev, ev.confirm("trace " + traceTarget(t, top) + " '#cost > " + (long) threshold(kind) + "'"), kind, target))
                 .build();
+    }
+
+    /**
+     * What the client's side says of a call, when it says something: replies too large to decode
+     * cheaply, else a connection opened per call; the clause for the summary ("" when neither) and
+     * the fix it calls for (null then).
+     */
+    private record Reply(String clause, String fix) {
+        static Reply of(Evidence ev, Table t, int row, Numbers n) {
+            String kind = t.text(row, "kind");
+            String large = LargeReplies.clause(ev, kind, t.number(row, "count"), n);
+            if (!large.isEmpty()) return new Reply(large, LargeReplies.fix(kind));
+            String connects = ConnectPerCall.clause(ev, t.text(row, "caller"), n);
+            return new Reply(connects, connects.isEmpty() ? null : ConnectPerCall.fix(kind));
+        }
     }
 
     /** The call target with the largest share of request time if that share is dominant, else -1. */
@@ -116,18 +130,17 @@ public final class SlowCallsRule implements Rule {
         String kind = t.text(row, "kind");
         String target = t.text(row, "target");
         double share = t.number(row, "shareOfRequestTime");
-        String large = LargeReplies.clause(ev, kind, t.number(row, "count"), n);
-        String connects = large.isEmpty() ? ConnectPerCall.clause(ev, t.text(row, "caller"), n) : "";
+        Reply reply = Reply.of(ev, t, row, n);
         return finding(Severity.WARN).score(share * 0.5).evidence("tables/calls#" + row).culprit(culprit(t, row))
                 .summary("requests spend " + n.tag(Fmt.pct(share), "tables/calls#" + row) + " of their time in " + kind + " "
                         + quote(target) + " (P99 " + n.tag(Fmt.ms(t.number(row, "p99Ms")), "tables/calls#" + row) + ", under the "
                         + Fmt.ms(threshold(kind)) + " that makes a call slow; " + n.tag(Fmt.num(t.number(row, "count")), "tables/calls#" + row)
-                        + " calls" + calledFrom(t, row) + "): the service is as fast as this dependency" + large + connects + ".")
+                        + " calls" + calledFrom(t, row) + "): the service is as fast as this dependency" + reply.clause() + ".")
                 .numbers(n.refs())
                 .explains("tail-latency").explains("thread-oversubscription").explains("pool-starvation").explains("pool-size")
                 .explanation("Each call passes for normal on its own, but the requests do little else: their latency is"
                         + " this dependency's, and each request thread serves at most one request per call time.")
-                .fix(!large.isEmpty() ? LargeReplies.fix(kind) : !connects.isEmpty() ? ConnectPerCall.fix(kind)
+                .fix(reply.fix() != null ? reply.fix()
                         : or(CallShape.fix(kind, target, ev.database()), "Speed up or cache the dependency's answer, batch calls across requests, make"
                         + " the call concurrently with the request's other work, or take it off the request path. If the dependency"
                         + " cannot answer faster, neither can this service."))
