@@ -62,7 +62,7 @@ class DiagnoseLabIT {
     /**
      * {@code demo S --twins}: the faulty twin, then the fixed one, on the same lab process when
      * their JVM flags match (a switch of the lab's mode, as a redeploy of the fix), else on a new
-     * one (gc-pool-starvation, whose fix is the heap size).
+     * one (gc-pool-starvation, whose fix is the heap size; receipt-leak, whose leaked heap would outlive a switch).
      */
     @Order(1)
     @ParameterizedTest(name = "{0}")
