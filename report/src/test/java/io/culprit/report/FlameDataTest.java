@@ -28,6 +28,18 @@ class FlameDataTest {
     }
 
     @Test
+    void aStackThousandsOfFramesDeepStillMakesAPage() {
+        // A recursion run until StackOverflowError: its samples hold thousands of frames.
+        StringBuilder deep = new StringBuilder("Thread.run;App.handle");
+        for (int i = 0; i < 6000; i++) deep.append(";App.sumRec");
+        deep.append(";StackOverflowError throw_exception 90\nThread.run;App.other 10\n");
+        Report.FlameNode tree = Collapsed.toFlame(Collapsed.parse(deep.toString(), "cpu"));
+
+        String json = io.culprit.report.internal.Html.scriptJson(FlameData.compact(List.of(new Report.Flame("cpu", "cpu.collapsed", 100, tree))));
+        assertThat(json).contains("App.handle", "[deep stack: frames elided]", "StackOverflowError throw_exception");
+    }
+
+    @Test
     void shrunkFrameKeepsItsBeforeWidthAndAPlainGraphHasNoLayoutKey() {
         Report.FlameNode diff = Collapsed.diff(Collapsed.parse("a 90\nb 10\n", "before"), Collapsed.parse("a 50\nb 50\n", "after"));
         Map<String, Object> root = root(diff);

@@ -94,6 +94,12 @@ public final class LoadJson {
         return read(caseDir).map(r -> r.path("plan").path("model").asText(null)).orElse(null);
     }
 
+    /** The connections a closed-model load kept busy (each sends its next request when one returns), or NaN. */
+    public static double closedConnections(Path caseDir) {
+        return read(caseDir).filter(r -> "closed".equals(r.path("plan").path("model").asText(null)))
+                .map(r -> num(r.path("plan").path("connections"))).orElse(Double.NaN);
+    }
+
     private static Optional<JsonNode> read(Path caseDir) {
         Path p = caseDir.resolve("load.json");
         if (!Files.isRegularFile(p)) return Optional.empty();

@@ -84,6 +84,8 @@ public final class CpuHotspotRule implements Rule {
         }));
         // A kind names the cure only when it is most of the method's time.
         HotCallee.Kind kind = kindTop != null && kindTop.getValue() * 2 >= own ? HotCallee.Kind.valueOf(kindTop.getKey()) : null;
+        // A deep recursion is only called a stack overflow when the JVM's frames show one thrown.
+        if (kind == HotCallee.Kind.STACK_OVERFLOW && mine.only(HotCallee::throwsStackOverflow).samples() == 0) kind = null;
         boolean sameSamples = kind != null && namedCallee && callee.getValue().equals(kindTop.getValue());
         if (kind != null) detail += sameSamples ? "; that is " + kind.what
                 : "; " + n.tag(Fmt.pct((double) kindTop.getValue() / own), "profiles/cpu.collapsed") + " of it is " + kind.what;

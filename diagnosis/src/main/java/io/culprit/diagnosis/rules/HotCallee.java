@@ -161,6 +161,50 @@ final class HotCallee {
             boolean shapeBelow(String[] stack, int at) {
                 return listShift(stack, at);
             }
+        },
+        LINEAR_SEARCH("searching a list item by item (List.contains or indexOf inside a loop)",
+                "Each List.contains or indexOf compares the value with every item until it finds it: called once per"
+                + " item of a loop (de-duplicating, joining two lists, checking membership) the work grows with the square"
+                + " of the list. Keep the items in a HashSet (a LinkedHashSet to keep their order) and ask it, or index"
+                + " them once in a HashMap by key; walk a LinkedList with its iterator, never with get(i).",
+                "java.util.ArrayList.contains", "java.util.ArrayList.indexOf", "java.util.ArrayList.lastIndexOf",
+                "java.util.LinkedList.contains", "java.util.LinkedList.indexOf", "java.util.LinkedList.node",
+                "java.util.Vector.indexOf", "java.util.Vector.contains", "java.util.AbstractList.indexOf",
+                "java.util.AbstractCollection.contains", "java.util.ArrayDeque.contains", "java.util.Arrays$ArrayList.indexOf",
+                "java.util.Arrays$ArrayList.contains", "java.util.ImmutableCollections$ListN.indexOf",
+                "java.util.ImmutableCollections$AbstractImmutableList.contains", "java.util.Collections.frequency"),
+        BIG_NUMBERS("arbitrary-precision arithmetic (BigDecimal, BigInteger)",
+                "BigDecimal and BigInteger cost in proportion to their digits (a multiply or divide, to the square of"
+                + " them): a MathContext of hundreds or thousands of digits, or an unbounded scale carried through a loop,"
+                + " makes each step far dearer than the result needs. Compute at the precision the result keeps"
+                + " (MathContext.DECIMAL64 or DECIMAL128, or setScale with a RoundingMode after each step), raise to a power"
+                + " with pow(n, mc) rather than by repeated multiplication at full precision, and for money in one currency"
+                + " keep long cents, which are exact and far cheaper.",
+                "java.math.BigDecimal.", "java.math.BigInteger.", "java.math.MutableBigInteger."),
+        /**
+         * Found from the stack's shape ({@link HotCallee#deepRecursion}) or the JVM's frames that throw the
+         * error: the JVM makes a StackOverflowError without running its constructor, so no exception event
+         * records it.
+         */
+        STACK_OVERFLOW("recursing until the thread's stack runs out (StackOverflowError)",
+                "The method calls itself once per element of a chain or tree thousands deep and runs out of stack: never"
+                + " let StackOverflowError be the depth guard. Walk the structure with a loop (an explicit ArrayDeque for a"
+                + " tree), or pass the depth down and stop at a bound before recursing; if the data is that deep by"
+                + " design, store it so it need not be walked whole per request (a parent pointer with the depth kept"
+                + " beside it, a closure table).",
+                "StackOverflowError", "SharedRuntime::throw_StackOverflowError", "InterpreterRuntime::throw_StackOverflowError") {
+            @Override
+            boolean shapeBelow(String[] stack, int at) {
+                return deepRecursion(stack, at);
+            }
+
+            @Override
+            String why() {
+                return "A recursion as deep as the thread's stack costs far more than its calls: it touches every page of"
+                        + " the stack on the way down, and the StackOverflowError at the bottom has its stack trace filled in"
+                        + " and is then unwound frame by frame through thousands of compiled frames before a catch takes it."
+                        + " Every request pays all of it, and the depth grows with the data.";
+            }
         };
 
         final String what;
@@ -202,6 +246,27 @@ final class HotCallee {
     };
 
     private HotCallee() { }
+
+    /**
+     * Stacks this deep, most of them one method calling itself, are a recursion on its way to the
+     * stack's limit: a service's own recursions (a JSON tree, a filter chain) stay tens of frames deep.
+     */
+    static final int DEEP_RECURSION = 256;
+
+    /** The application frame at {@code at} repeats {@link #DEEP_RECURSION} times or more: it recurses toward the stack's end. */
+    static boolean deepRecursion(String[] stack, int at) {
+        if (at < 0 || stack.length < DEEP_RECURSION) return false;
+        String self = Frames.stripLine(stack[at]);
+        int repeats = 0;
+        for (String f : stack) if (Frames.stripLine(f).equals(self) && ++repeats >= DEEP_RECURSION / 2) return true;
+        return false;
+    }
+
+    /** Whether the stack holds the JVM's frames that throw a StackOverflowError. */
+    static boolean throwsStackOverflow(String[] stack) {
+        for (int i = stack.length - 1; i >= 0; i--) if (Kind.STACK_OVERFLOW.matches(stack[i])) return true;
+        return false;
+    }
 
     /** Index of the deepest application frame of a stack (root first), or -1. */
     static int deepestApplication(String[] stack) {

@@ -93,6 +93,8 @@ public final class InterpretedCodeRule implements Rule {
                     .explains("cpu-saturation").explains("tail-latency")
                     .build();
         }
+        String c1 = c1OnlyFlag(jvmArgs);
+        if (c1 != null) return c1Only(ev, b, c1, n);
         String off = compilerOffFlag(jvmArgs);
         if (share >= SHARE_WARN && off != null) {
             return severity(b, share).culprit("the JVM's flags: " + off)
@@ -162,6 +164,52 @@ public final class InterpretedCodeRule implements Rule {
 
     private static Finding.Builder severity(Finding.Builder b, double share) {
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share);
+    }
+
+    /** The JVM's share of the machine's CPU at which C1's slower code sets the service's capacity, or matters. */
+    static final double C1_CPU_CRITICAL = 0.5;
+    static final double C1_CPU_WARN = 0.2;
+
+    /**
+     * Compiled, but never optimized: -XX:TieredStopAtLevel=1 (to 3) stops tiered compilation at C1,
+     * so no method reaches C2 (no escape analysis, little inlining, profiled code at levels 2-3).
+     * JFR's samples call that code compiled, so the interpreted share cannot see it. Spring Boot's
+     * spring-boot:run and bootRun add the flag for a faster start (optimizedLaunch): a service
+     * outside the lab started that way served at a fraction of its speed and read "serialization
+     * CPU".
+     */
+    private static Finding c1Only(Evidence ev, Finding.Builder b, String flag, Numbers n) {
+        double jvm = ev.stats("cpu", "jvmUser").map(u -> u.quantile(0.9)
+                + ev.stats("cpu", "jvmSystem").map(s -> s.quantile(0.9)).orElse(0.0)).orElse(Double.NaN);
+        Severity sev = !Double.isFinite(jvm) ? Severity.WARN
+                : jvm >= C1_CPU_CRITICAL ? Severity.CRITICAL : jvm >= C1_CPU_WARN ? Severity.WARN : Severity.INFO;
+        return b.severity(sev).score(Double.isFinite(jvm) ? Math.min(1, jvm) : 0.3).culprit("the JVM's flags: " + flag)
+                .summary("the JVM runs with " + flag + ": its methods are compiled by C1 only, never optimized by C2"
+                        + (Double.isFinite(jvm) ? ", and the JVM used " + n.tag(Fmt.pct(jvm), "series/cpu#jvmUser")
+                        + " of the machine's CPU at p90" : "") + ".")
+                .numbers(n.refs())
+                .explanation("HotSpot compiles hot methods twice: quickly with C1, then with C2, which inlines deeply,"
+                        + " removes allocations (escape analysis) and optimizes loops. TieredStopAtLevel below 4 stops at C1,"
+                        + " so the whole service runs code that needs two to several times the CPU of C2's for the same"
+                        + " work: every request costs more CPU, and under load the service saturates early. The flag"
+                        + " makes start-up faster and is meant for development: Spring Boot's spring-boot:run (Maven) and"
+                        + " bootRun (Gradle) add it unless optimizedLaunch is turned off.")
+                .fix("Remove " + flag + " from the JVM's options (and -XX:TieredStopAtLevel from JAVA_TOOL_OPTIONS or the"
+                        + " image's entrypoint); start the service with java -jar, or set optimizedLaunch to false where"
+                        + " spring-boot:run or bootRun starts it.")
+                .confirm(ev.confirm("vmoption TieredStopAtLevel"))
+                .explains("cpu-saturation").explains("serialization-cpu").explains("orm-cpu").explains("tail-latency")
+                .explains("thread-oversubscription")
+                .build();
+    }
+
+    /** -XX:TieredStopAtLevel=1, 2 or 3 (C1 only), or null. */
+    static String c1OnlyFlag(String jvmArgs) {
+        String last = null;
+        for (String a : jvmArgs.split("\\s+")) if (a.startsWith("-XX:TieredStopAtLevel=")) last = a;
+        if (last == null) return null;
+        String level = last.substring("-XX:TieredStopAtLevel=".length());
+        return level.equals("1") || level.equals("2") || level.equals("3") ? last : null;
     }
 
     /** The flag that keeps the JIT from compiling anything, or null. */

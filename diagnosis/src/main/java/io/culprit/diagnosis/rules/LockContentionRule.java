@@ -70,6 +70,21 @@ public final class LockContentionRule implements Rule {
             + " stop waiting for room: offer() with a short timeout, dropping or rejecting what does not fit (logback's"
             + " AsyncAppender: neverBlock=\"true\"). A bigger queue only postpones the wait.";
 
+    static final String FAIR_EXPLANATION = "A fair lock is taken in arrival order: each release hands it to the longest"
+            + " waiter, and no thread may take it until that one has been woken and scheduled. With a short critical section"
+            + " the threads spend longer waking each other than holding the lock: the CPU goes to parking and unparking, a"
+            + " context switch per hand-over, and throughput falls as concurrency rises.";
+    static final String FAIR_FIX = "Make the lock unfair (new ReentrantLock(), the default; new ReentrantReadWriteLock()):"
+            + " a thread that finds it free takes it at once instead of waiting for a parked one to wake. Keep fairness only"
+            + " where a thread was seen to starve; then hold the lock for less, or split the state so requests need different"
+            + " locks (a ConcurrentHashMap, a LongAdder, one lock per key).";
+
+    /** The JDK's frames that park a thread or wake one: the cost of handing a lock over. */
+    static boolean handsOver(String frame) {
+        return frame.startsWith("jdk.internal.misc.Unsafe.unpark") || frame.startsWith("jdk.internal.misc.Unsafe.park")
+                || frame.startsWith("java.util.concurrent.locks.LockSupport.");
+    }
+
     static boolean isHandOff(String lockClass) {
         if (lockClass == null) return false;
         for (String h : HAND_OFF) if (lockClass.contains(h)) return true;
@@ -237,6 +252,11 @@ public final class LockContentionRule implements Rule {
         // A parked lock records no owner: a slow call the locking class makes is the likely critical section.
         int guarded = owner.isEmpty() && mapCall == null && !permits && !handOff && !checkout && !lookup && !queueFull && !waitNotify
                 ? guardedCall(ev, culprit) : -1;
+        // A fair lock hands itself to the longest waiter, which must wake first: the CPU goes to the hand-overs.
+        boolean fair = !permits && lock != null && lock.endsWith("$FairSync");
+        double handOver = fair ? ev.cpuShare(LockContentionRule::handsOver) : Double.NaN;
+        if (fair && handOver >= SHARE_CRITICAL) sev = Severity.CRITICAL;
+        else if (fair && handOver >= SHARE_WARN && sev.compareTo(Severity.WARN) < 0) sev = Severity.WARN;
         String weight = (virtual ? "virtual threads spent about " : "threads spent ") + n.tag(Fmt.ms(blocked), ref) + " blocked"
                 + (Double.isFinite(share) ? " (" + n.tag(Fmt.pct(share), ref) + " of request time)"
                 : " (" + n.tag(Fmt.num(threads), ref) + " threads blocked on average)");
@@ -261,6 +281,8 @@ public final class LockContentionRule implements Rule {
                         + (ownerCall >= 0 && mapCall == null ? heldAcross(ev, ownerCall, n) : "")
                         + (work != null ? HeldWork.clause(work, n) : "")
                         + (guarded >= 0 ? guardedClause(ev, guarded, culprit, n) : "")
+                        + (fair ? "; it is a fair lock, handed to the longest waiter at each release" + (handOver >= SHARE_WARN
+                        ? ", and " + n.tag(Fmt.pct(handOver), ev.cpuRef()) + " of CPU samples park and wake threads to hand it over" : "") : "")
                         + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"
                         + MapBinLock.likelyHeld(ev, culprit, n) : "") + "." + dumpsStopped(ev))
                 .numbers(n.refs())
@@ -279,6 +301,7 @@ public final class LockContentionRule implements Rule {
                         ? "Requests wait for a permit of a Semaphore, which caps how many of them run the code it guards"
                         + " at once: the wait grows with concurrency while the CPUs stay partly idle. A semaphore has no"
                         + " owner to name; the permits are held across what their holders do next."
+                        : fair ? FAIR_EXPLANATION
                         : mapCall != null ? MapBinLock.EXPLANATION
                         : waitNotify
                         ? "Requests wait in Object.wait on this object until another thread notifies them: a hand-made"
@@ -313,6 +336,7 @@ public final class LockContentionRule implements Rule {
                         + (lock.contains("CompletableFuture") ? " CompletableFuture.supplyAsync and runAsync without an"
                         + " executor run on ForkJoinPool.commonPool, or on a new thread per task where that pool has"
                         + " fewer than two threads (two CPUs or fewer): pass them an executor of their own." : "")
+                        : fair ? FAIR_FIX
                         : mapCall != null ? MapBinLock.FIX
                         : work != null ? HeldWork.fix(work)
                         : guarded >= 0 ? GUARDED_FIX

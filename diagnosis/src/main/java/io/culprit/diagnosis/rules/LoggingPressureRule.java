@@ -188,6 +188,9 @@ public final class LoggingPressureRule implements Rule {
         String logger = busiest < 0 ? "" : Evidence.text(t, busiest, "logger");
         String level = busiest < 0 ? "" : Evidence.text(t, busiest, "level");
         double debug = debugShare(t);
+        // A file locked for every event (logback's prudent mode) is a cost of its own, with its own cure.
+        double locking = ev.cpuShare(LoggingPressureRule::locksTheFile);
+        boolean locks = locking >= FILE_LOCK_OF_LOGGING * ev.cpuShare(LoggingPressureRule::isLogging);
         Finding.Builder b = finding(blocked >= BLOCKED_SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN)
                 .score(blocked).evidence("tables/logging").evidence("tables/logging#" + Math.max(busiest, 0))
                 .culprit(debug >= DEBUG_SHARE ? "the DEBUG log level" + (logger.isEmpty() ? "" : " (" + logger + " the loudest)")
@@ -195,6 +198,8 @@ public final class LoggingPressureRule implements Rule {
                 .summary("requests spend " + n.tag(Fmt.pct(blocked), "tables/logging") + " of their time inside log appenders, waiting"
                         + " rather than computing (" + what + ")" + (output == null ? "" : "; the appender waits to write " + output)
                         + (debug >= DEBUG_SHARE ? "; " + n.tag(Fmt.pct(debug), "tables/logging") + " of the events at DEBUG or TRACE" : "")
+                        + (locks ? "; " + n.tag(Fmt.pct(locking), ev.cpuRef()) + " of CPU samples lock the log file for each event"
+                                + " (logback's prudent mode)" : "")
                         + (logger.isEmpty() ? "" : "; most events at " + level + " from " + logger) + ".")
                 .explanation("An appender writes each event under its lock; an async appender hands it to a bounded queue"
                         + " instead. When the output takes the bytes slower than the service logs them (the reader of standard"
@@ -202,7 +207,7 @@ public final class LoggingPressureRule implements Rule {
                         + " socket), the write blocks with the lock held, or the queue fills and a blocking async appender"
                         + " (logback's default, neverBlock=false) makes the caller wait for a slot: every thread that logs"
                         + " waits, and the service runs at the speed of its log's reader.")
-                .fix(debugLevel(debug) + "Log less on the request path (DEBUG for per-request lines, or sample them); put an AsyncAppender with"
+                .fix(debugLevel(debug) + (locks ? PRUDENT_FIX : "") + "Log less on the request path (DEBUG for per-request lines, or sample them); put an AsyncAppender with"
                         + " neverBlock=\"true\" in front of the slow appender (logback; log4j2: AsyncLogger or an async appender"
                         + " with blocking=\"false\"), so that a full queue drops events instead of stopping requests; and find out"
                         + " why the output is slow (the log driver's or collector's throughput, the disk).")
@@ -333,6 +338,23 @@ public final class LoggingPressureRule implements Rule {
     static boolean isCallerData(String frame) {
         for (String p : CALLER_DATA) if (frame.startsWith(p)) return true;
         return false;
+    }
+
+    /** Half of logging's CPU samples in locking the file: the appender is in prudent (locking) mode. */
+    static final double FILE_LOCK_OF_LOGGING = 0.5;
+
+    private static final String PRUDENT_FIX = "Turn the appender's prudent mode off (logback: <prudent>false</prudent>; log4j2:"
+            + " locking=\"false\"): it exists so that several JVMs can append to one file, and it pays for that with a file lock"
+            + " (FileChannel.lock) and a seek to the file's end for every event, one thread at a time. Give each JVM its own"
+            + " file, or log to standard output and let the platform collect it. ";
+
+    /**
+     * logback's FileAppender writes through safeWrite only in prudent mode, and safeWrite locks the
+     * file. (log4j2's locking FileManager locks in the same method that writes unlocked, so its
+     * frames cannot tell the two apart.)
+     */
+    static boolean locksTheFile(String frame) {
+        return frame.startsWith("ch.qos.logback.core.FileAppender.safeWrite");
     }
 
     static boolean isLogging(String frame) {

@@ -40,10 +40,7 @@ public final class ObjectPoolRule implements Rule {
         Table t = pools.get();
         Finding.Builder b = finding(Severity.OK).evidence("tables/object-pools");
         if (t.isEmpty()) return b.summary("no commons-pool2 pool in the JVM.").build();
-        int top = 0;
-        for (int i = 1; i < t.rows().size(); i++) {
-            if (t.number(i, "borrowWaitMsTotal") > t.number(top, "borrowWaitMsTotal")) top = i;
-        }
+        int top = topPool(t);
         String ref = "tables/object-pools#" + top;
         Numbers n = new Numbers();
         Kind kind = Kind.of(t.text(top, "factory"));
@@ -63,10 +60,12 @@ public final class ObjectPoolRule implements Rule {
         if (sev == Severity.OK) {
             return b.summary(weight + "; " + n.tag(Fmt.num(waiters), ref) + " threads waiting on average.").numbers(n.refs()).build();
         }
-        String seen = borrower(ev);
-        String borrower = seen != null ? seen : user(ev, kind.callKind);
-        // What the object is held across: the borrower's costliest call of another kind than the pool's own.
-        int held = borrower == null ? -1 : LockContentionRule.costliestCall(ev, c -> Frames.stripLine(c).equals(borrower), kind.callKind);
+        String borrower = borrowerOf(ev, kind);
+        int held = heldAcrossRow(ev, kind, borrower);
+        // Held for nothing but the pool's own calls, and those are slow: the pool is full because they are.
+        int own = held < 0 ? ownCall(ev, kind, borrower) : -1;
+        boolean ownSlow = own >= 0 && ev.rows("calls").map(c -> c.number(own, "shareOfRequestTime") >= share
+                || c.number(own, "p99Ms") >= SlowCallsRule.threshold(kind.callKind)).orElse(false);
         double maxWait = t.number(top, "maxWaitMs");
         return b.severity(sev).score(Double.isFinite(share) ? share : Math.min(1, waiters / 10)).evidence(ref)
                 .culprit(borrower != null ? borrower : shortName(t.text(top, "factory")))
@@ -74,7 +73,8 @@ public final class ObjectPoolRule implements Rule {
                         + " of " + Fmt.num(windows) + " windows, " + n.tag(Fmt.num(waiters), ref) + " threads waiting on average (most "
                         + n.tag(Fmt.num(t.number(top, "waitersMax")), ref) + "), " + n.tag(Fmt.num(borrowed), ref)
                         + " borrows waiting " + n.tag(Fmt.ms(waitMs / Math.max(1, borrowed)), ref) + " each on average"
-                        + (borrower == null ? "" : "; borrowed at " + borrower) + (held < 0 ? "" : heldAcross(ev, held, n)) + ".")
+                        + (borrower == null ? "" : "; borrowed at " + borrower) + (held < 0 ? "" : heldAcross(ev, held, n))
+                        + (ownSlow ? busyIn(ev, own, n) : "") + ".")
                 .numbers(n.refs())
                 .explanation("A commons-pool2 pool lends at most maxTotal objects at once (" + kind.objects + " here) and"
                         + " parks every other borrower until one is given back" + (maxWait < 0 ? ", for as long as it takes (maxWait"
@@ -89,6 +89,63 @@ public final class ObjectPoolRule implements Rule {
                 .explains("lock-contention").explains("tail-latency").explains("thread-oversubscription")
                 .explains("container-queue")
                 .build();
+    }
+
+    /** The pool requests waited on longest. */
+    private static int topPool(Table t) {
+        int top = 0;
+        for (int i = 1; i < t.rows().size(); i++) {
+            if (t.number(i, "borrowWaitMsTotal") > t.number(top, "borrowWaitMsTotal")) top = i;
+        }
+        return top;
+    }
+
+    /** The code that borrows: seen in a waiter's stack, else the commonest caller of the pool's kind of call. */
+    private static String borrowerOf(Evidence ev, Kind kind) {
+        String seen = borrower(ev);
+        return seen != null ? seen : user(ev, kind.callKind);
+    }
+
+    /** What the object is held across: the borrower's costliest call of another kind than the pool's own, or -1. */
+    private static int heldAcrossRow(Evidence ev, Kind kind, String borrower) {
+        return borrower == null ? -1 : LockContentionRule.costliestCall(ev, c -> Frames.stripLine(c).equals(borrower), kind.callKind);
+    }
+
+    /** The costliest call of the pool's own kind (by the borrower when known), or -1. */
+    private static int ownCall(Evidence ev, Kind kind, String borrower) {
+        if (kind.callKind.isEmpty()) return -1;
+        Optional<Table> calls = ev.rows("calls");
+        if (calls.isEmpty()) return -1;
+        Table c = calls.get();
+        int best = -1;
+        for (int i = 0; i < c.rows().size(); i++) {
+            if (!c.text(i, "kind").equals(kind.callKind)) continue;
+            if (borrower != null && !Frames.stripLine(Evidence.text(c, i, "caller")).equals(borrower)) continue;
+            if (best < 0 || c.number(i, "totalMs") > c.number(best, "totalMs")) best = i;
+        }
+        return best;
+    }
+
+    /**
+     * Whether the case's busiest commons-pool2 pool lends connections for calls of {@code callKind}
+     * ("redis", "sql") and its borrowers hold them across nothing else: a slow call of that kind
+     * then keeps the pool full, and is the cause of the wait ({@link SlowCallsRule}).
+     */
+    static boolean busyWithOwnCalls(Evidence ev, String callKind) {
+        Optional<Table> pools = ev.rows("object-pools");
+        if (pools.isEmpty() || callKind == null) return false;
+        Kind kind = Kind.of(pools.get().text(topPool(pools.get()), "factory"));
+        return kind.callKind.equals(callKind) && heldAcrossRow(ev, kind, borrowerOf(ev, kind)) < 0;
+    }
+
+    /** "; while lent, the connections are busy in redis "KEYS" (4.6 ms a call, 50 % of request time): …". */
+    private static String busyIn(Evidence ev, int row, Numbers n) {
+        Table c = ev.rows("calls").orElseThrow();
+        String ref = "tables/calls#" + row;
+        return "; while lent, they are busy in " + c.text(row, "kind") + " " + SlowCallsRule.quote(c.text(row, "target")) + " ("
+                + n.tag(Fmt.ms(c.number(row, "totalMs") / c.number(row, "count")), ref) + " a call, "
+                + n.tag(Fmt.pct(c.number(row, "shareOfRequestTime")), ref) + " of request time): the pool is full because its"
+                + " calls are slow, and a larger one would only queue more of them at the dependency";
     }
 
     /** What the pool lends, told by its factory's class. */

@@ -93,6 +93,7 @@ public final class SlowCallsRule implements Rule {
                         : or(CallShape.fix(kind, target, ev.database()), "Make the call cheaper (index, smaller result, batching, caching) or take it off"
                         + " the request path; check the dependency's own timing to split network, server and client time."))
                 .confirm(withDatabase(ev, ev.confirm("trace " + traceTarget(t, top) + " '#cost > " + (long) threshold(kind) + "'"), kind, target))
+                .explains(ObjectPoolRule.busyWithOwnCalls(ev, kind) ? "object-pool" : "pool-starvation")
                 .build();
     }
 
@@ -146,6 +147,7 @@ public final class SlowCallsRule implements Rule {
                         + " cannot answer faster, neither can this service."))
                 .confirm(withDatabase(ev, ev.confirm("trace " + traceTarget(t, row) + " '#cost > " + (long) (t.number(row, "p99Ms") / 2) + "'"),
                         kind, target))
+                .explains(ObjectPoolRule.busyWithOwnCalls(ev, kind) ? "object-pool" : "pool-starvation")
                 .build();
     }
 

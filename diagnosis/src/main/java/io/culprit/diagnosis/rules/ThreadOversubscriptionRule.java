@@ -5,6 +5,7 @@ import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
+import io.culprit.diagnosis.internal.LoadJson;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
@@ -42,7 +43,11 @@ public final class ThreadOversubscriptionRule implements Rule {
         double perCpu = runnable.isPresent() && cpus > 0 ? runnable.get().mean() / cpus : Double.NaN;
         double cpu = ev.stats("cpu", "machineTotal").map(ColumnStats::mean).orElse(Double.NaN);
         double fill = busy.isPresent() && max.isPresent() ? busy.get().quantile(0.9) / max.get().max() : Double.NaN;
-        boolean poolFullAndBusy = fill >= POOL_FULL && cpu >= BUSY_CPU;
+        // A closed-model load with as many connections as the pool has threads keeps the pool full by
+        // itself, whatever the threads do: the pool's fill then says nothing about oversubscription.
+        double loadConnections = LoadJson.closedConnections(ev.caseFile().dir());
+        boolean loadFills = max.isPresent() && loadConnections >= max.get().max();
+        boolean poolFullAndBusy = fill >= POOL_FULL && cpu >= BUSY_CPU && !loadFills;
         Numbers n = new Numbers();
         StringBuilder s = new StringBuilder();
         if (Double.isFinite(perCpu)) s.append(n.tag(Fmt.num(runnable.get().mean()), "series/threads#runnable")).append(" runnable threads on ")
@@ -52,6 +57,8 @@ public final class ThreadOversubscriptionRule implements Rule {
                 .append(n.tag(Fmt.num(max.get().max()), "series/pools#containerMax")).append(" busy");
         if (Double.isFinite(cpu)) s.append(" at ").append(n.tag(Fmt.pct(cpu), "series/cpu#machineTotal")).append(" CPU");
         s.append(littlesLaw(ev, max, n));
+        if (fill >= POOL_FULL && loadFills) s.append("; the closed-model load keeps ").append(n.tag(Fmt.num(loadConnections), "load.json"))
+                .append(" requests in flight, which fills the pool by itself");
         Severity sev = perCpu >= RUNNABLE_PER_CPU_CRITICAL ? Severity.CRITICAL
                 : perCpu >= RUNNABLE_PER_CPU_WARN || poolFullAndBusy ? Severity.WARN : Severity.OK;
         Finding.Builder b = finding(sev).evidence("series/threads#runnable").evidence("series/pools#containerBusy").numbers(n.refs());

@@ -37,9 +37,10 @@ class CpuHotspotRuleTest {
         assertThat(f.culprit()).isEqualTo("com.shop.catalog.Tags.distinct");
         assertThat(f.summary()).isEqualTo("com.shop.catalog.Tags.distinct computes in 64 % of all CPU samples, with nothing but"
                 + " the JDK and computing libraries below it; 93 % of it in its call to java.util.ArrayList.contains, the hottest"
-                + " leaf java.lang.String.equals (86 %).");
-        // no kind with a cure of its own: the general advice
-        assertThat(f.fix()).startsWith("Read the flame graph under com.shop.catalog.Tags.distinct");
+                + " leaf java.lang.String.equals (86 %); that is searching a list item by item (List.contains or indexOf"
+                + " inside a loop).");
+        // a linear search per item has a cure of its own: a set
+        assertThat(f.fix()).startsWith("Each List.contains or indexOf compares the value with every item").contains("HashSet");
         // native frames (the C library's sort, a shared object) and RxJava are not the application's
         assertThat(Frames.isApplication("msort_with_tmp.part.0")).isFalse();
         assertThat(Frames.isApplication("rx.internal.util.SubscriptionList.unsubscribeFromAll")).isFalse();

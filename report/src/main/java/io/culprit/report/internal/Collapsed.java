@@ -78,7 +78,24 @@ public final class Collapsed {
     /** async-profiler's frame-type annotations ({@code _[j]} JIT, {@code _[i]} inlined, {@code _[0]} interpreted...). */
     private static final Pattern TYPE_SUFFIX = Pattern.compile("_\\[[a-z0-9]{1,2}\\]$");
 
+    /**
+     * The deepest stack drawn whole. The page's data nests two JSON levels per frame and Jackson
+     * refuses more than 1,000 levels; a recursion that runs until StackOverflowError leaves stacks
+     * thousands of frames deep. Deeper stacks keep their root side and their leaf side (where the
+     * time is spent) around one {@link #ELIDED} frame.
+     */
+    static final int MAX_DEPTH = 400;
+    static final String ELIDED = "[deep stack: frames elided]";
+
     static void add(Node root, String[] frames, long count) {
+        if (frames.length > MAX_DEPTH) {
+            String[] kept = new String[MAX_DEPTH];
+            int head = MAX_DEPTH / 2, tail = MAX_DEPTH - head - 1;
+            System.arraycopy(frames, 0, kept, 0, head);
+            kept[head] = ELIDED;
+            System.arraycopy(frames, frames.length - tail, kept, head + 1, tail);
+            frames = kept;
+        }
         root.value += count;
         Node at = root;
         for (String f : frames) {

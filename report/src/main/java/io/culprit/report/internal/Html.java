@@ -42,7 +42,7 @@ public final class Html {
             return CaseFile.json().writer().without(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT).writeValueAsString(value)
                     .replace("</", "<\\/").replace("<!--", "<\\!--");
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot serialize report data: " + e.getMessage(), e);
+            throw new IllegalStateException("cannot serialize report data: " + e.getOriginalMessage(), e);
         }
     }
 
