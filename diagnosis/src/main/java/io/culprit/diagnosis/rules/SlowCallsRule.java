@@ -78,18 +78,19 @@ public final class SlowCallsRule implements Rule {
         String kind = t.text(top, "kind");
         String target = t.text(top, "target");
         Reply reply = Reply.of(ev, t, top, n);
+        String herd = Stampede.clause(ev, t, top, n);
         return b.severity(sev).score(slowShare).evidence("tables/calls#" + top).culprit(culprit(t, top))
                 .summary(n.tag(String.valueOf(slowRows), "tables/calls") + " call target(s) over threshold take "
                         + n.tag(Fmt.pct(slowShare), "tables/calls") + " of request time; worst: "
                         + kind + " " + quote(target) + " P99 " + n.tag(Fmt.ms(t.number(top, "p99Ms")), "tables/calls#" + top) + " (threshold "
                         + Fmt.ms(threshold(kind)) + "), " + n.tag(Fmt.num(t.number(top, "count")), "tables/calls#" + top) + " calls, "
-                        + n.tag(Fmt.pct(share), "tables/calls#" + top) + " of request time" + calledFrom(t, top) + reply.clause() + ".")
+                        + n.tag(Fmt.pct(share), "tables/calls#" + top) + " of request time" + calledFrom(t, top) + reply.clause() + herd + ".")
                 .numbers(n.refs())
                 .explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription")
                 .explanation("Request threads wait on this dependency; throughput is capped at threads ÷ call time."
                         + " If the process is CPU-saturated, call times include client-side CPU wait: fix that first.")
-                .fix(reply.fix() != null ? reply.fix()
+                .fix(!herd.isEmpty() ? Stampede.FIX : reply.fix() != null ? reply.fix()
                         : or(CallShape.fix(kind, target, ev.database()), "Make the call cheaper (index, smaller result, batching, caching) or take it off"
                         + " the request path; check the dependency's own timing to split network, server and client time."))
                 .confirm(withDatabase(ev, ev.confirm("trace " + traceTarget(t, top) + " '#cost > " + (long) threshold(kind) + "'"), kind, target))

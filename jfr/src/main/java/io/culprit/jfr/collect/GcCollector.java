@@ -33,6 +33,8 @@ public final class GcCollector implements EventCollector {
     /** By reference kind: [total found, most in one collection]. */
     private final Map<String, long[]> references = new LinkedHashMap<>();
     static final String SYSTEM_GC = "System.gc()";
+    /** Collections counted so far, by gcId: a recording can hold one twice. */
+    private final RecentIds collections = new RecentIds(4096);
 
     @Override
     public Set<String> events() {
@@ -58,6 +60,7 @@ public final class GcCollector implements EventCollector {
             systemGcCallers.add(Frames.of(e.getStackTrace()));
             return;
         }
+        if (collections.seen(e.getLong("gcId"))) return;
         double sum = EventCollector.ms(e.getDuration("sumOfPauses"));
         double max = EventCollector.ms(e.getDuration("longestPause"));
         gc.add(t, "pauseCount", 1);
