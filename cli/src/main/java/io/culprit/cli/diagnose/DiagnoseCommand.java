@@ -61,6 +61,8 @@ public final class DiagnoseCommand implements Callable<Integer> {
     @Option(names = "--observe", description = "Drive no load; observe the target's own traffic.") boolean observe;
     @Option(names = "--duration", defaultValue = "30s", description = "Measured time (default: ${DEFAULT-VALUE}).") String duration;
     @Option(names = "--warmup", defaultValue = "5s", description = "Unrecorded load before measuring (default: ${DEFAULT-VALUE}).") String warmup;
+    @Option(names = "--settle", defaultValue = "15s", description = "At most this much more warm-up, while the JIT still"
+            + " recompiles the code attaching discarded; 0s: none (default: ${DEFAULT-VALUE}).") String settle;
     @Option(names = "--no-probes", description = "Do not weave the framework probes (pools, routes, SQL/HTTP/Redis calls, "
             + "beans, logging): JFR and the cpu profiler only.") boolean noProbes;
     @Option(names = "--probes", hidden = true, description = "The default; kept for old command lines.") boolean probes;
@@ -147,6 +149,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
             p.probes = !noProbes;
             p.duration = Args.duration(duration, "duration");
             p.warmup = Args.duration(warmup, "warmup");
+            p.settle = Args.duration(settle, "settle");
         } catch (LoadException e) {
             throw new CulpritException(e.getMessage(), 2);
         }

@@ -52,6 +52,8 @@ public final class LiveDiagnosis {
         public boolean observe;      // no load: watch real traffic
         public Duration duration = Duration.ofSeconds(30);
         public Duration warmup = Duration.ofSeconds(5);
+        /** At most this much more warm-up while the JIT still recompiles what attaching discarded. */
+        public Duration settle = Duration.ZERO;
         public Duration window = Duration.ofSeconds(2);
         public Path caseDir;
         public String commandLine = "";
@@ -95,7 +97,9 @@ public final class LiveDiagnosis {
             command(agent, profilerFree ? "jfr start --no-samples" : "jfr start", true);
             if (load != null && !plan.warmup.isZero()) {
                 step(2, "warming up for " + plan.warmup.toSeconds() + " s (not recorded)");
-                LoadEngine.run(warmupOf(load, plan), LoadListener.NONE);
+                double before = compilationMs(agent);
+                LoadEngine.run(warmupOf(load, plan, plan.warmup), LoadListener.NONE);
+                settle(agent, load, plan, before, plan.warmup);
             }
             // CPU time sampled by per-thread timers (ctimer), not perf events: on a server that hands
             // each request between threads, perf events cost 8.5 % CPU per request on a VM and
@@ -195,11 +199,46 @@ public final class LiveDiagnosis {
 
     static final int OPEN_CAP = 32;
 
-    static LoadPlan warmupOf(LoadPlan load, Plan p) {
+    static LoadPlan warmupOf(LoadPlan load, Plan p, Duration d) {
         List<RequestSpec> reqs = load.requests();
-        LoadPlan w = p.rate > 0 ? LoadPlan.open(RateSchedule.constant(p.rate, p.warmup), reqs).withConnections(openCap(p))
-                : LoadPlan.closed(load.connections(), p.warmup, reqs);
+        LoadPlan w = p.rate > 0 ? LoadPlan.open(RateSchedule.constant(p.rate, d), reqs).withConnections(openCap(p))
+                : LoadPlan.closed(load.connections(), d, reqs);
         return w.withLocalOnly(true);
+    }
+
+    /** The JIT compiling at least this many cores' worth of time is still recompiling: measure later. */
+    static final double JIT_SETTLED_CORES = 0.25;
+    static final Duration SETTLE_STEP = Duration.ofSeconds(2);
+
+    /**
+     * More warm-up, {@link #SETTLE_STEP} at a time up to {@code plan.settle}, while the JIT spends
+     * more than {@link #JIT_SETTLED_CORES} of a core compiling: attaching and starting JFR discard
+     * the JVM's compiled code, and on two cores the recompilation took 28-52 % of the CPU samples of
+     * a 20 s window after a 5 s warm-up, diluting every share the rules read.
+     */
+    private void settle(AgentClient agent, LoadPlan load, Plan plan, double before, Duration last) throws Exception {
+        if (plan.settle.isZero() || !Double.isFinite(before)) return;
+        long until = System.nanoTime() + plan.settle.toNanos();
+        double cores = jitCores(before, compilationMs(agent), last);
+        while (cores >= JIT_SETTLED_CORES && System.nanoTime() < until) {
+            step(2, String.format("the JIT is recompiling after the attach (%.1f cores): %d s more warm-up", cores,
+                    SETTLE_STEP.toSeconds()));
+            double from = compilationMs(agent);
+            LoadEngine.run(warmupOf(load, plan, SETTLE_STEP), LoadListener.NONE);
+            cores = jitCores(from, compilationMs(agent), SETTLE_STEP);
+        }
+    }
+
+    /** Compile time over wall time: the cores' worth the JIT spent; NaN when unknown. */
+    static double jitCores(double fromMs, double toMs, Duration over) {
+        return Double.isFinite(fromMs) && Double.isFinite(toMs) ? (toMs - fromMs) / over.toMillis() : Double.NaN;
+    }
+
+    /** The target's accumulated JIT compile time ({@code jvm}'s jit section), NaN when it does not say. */
+    private double compilationMs(AgentClient agent) {
+        JsonNode jvm = command(agent, "jvm", false);
+        JsonNode ms = jvm == null ? null : jvm.path("jit").path("compilationMs");
+        return ms != null && ms.isNumber() ? ms.asDouble() : Double.NaN;
     }
 
     /** The client's view per window, in the catalogue's {@code requests} series. */

@@ -25,7 +25,7 @@ class LoadPlanOfDiagnoseTest {
         LoadPlan load = LiveDiagnosis.loadPlan(p);
         assertThat(load.model()).isEqualTo(LoadPlan.Model.OPEN);
         assertThat(load.connections()).isEqualTo(LiveDiagnosis.OPEN_CAP).isLessThan(LoadPlan.DEFAULT_OPEN_CONNECTIONS);
-        assertThat(LiveDiagnosis.warmupOf(load, p).connections()).isEqualTo(LiveDiagnosis.OPEN_CAP);
+        assertThat(LiveDiagnosis.warmupOf(load, p, p.warmup).connections()).isEqualTo(LiveDiagnosis.OPEN_CAP);
     }
 
     @Test
@@ -34,7 +34,22 @@ class LoadPlanOfDiagnoseTest {
         LoadPlan load = LiveDiagnosis.loadPlan(p);
         assertThat(load.model()).isEqualTo(LoadPlan.Model.OPEN);
         assertThat(load.connections()).isEqualTo(5);
-        assertThat(LiveDiagnosis.warmupOf(load, p).connections()).isEqualTo(5);
+        assertThat(LiveDiagnosis.warmupOf(load, p, p.warmup).connections()).isEqualTo(5);
+    }
+
+    @Test
+    void aWarmUpStepLastsWhatItIsGiven() {
+        LiveDiagnosis.Plan p = plan(0, 12);
+        LoadPlan load = LiveDiagnosis.loadPlan(p);
+        assertThat(LiveDiagnosis.warmupOf(load, p, LiveDiagnosis.SETTLE_STEP).duration()).isEqualTo(LiveDiagnosis.SETTLE_STEP);
+    }
+
+    @Test
+    void theJitsShareIsItsCompileTimeOverTheWallTime() {
+        // 1.2 s of compilation in a 2 s step: 0.6 of a core, still recompiling.
+        assertThat(LiveDiagnosis.jitCores(10_000, 11_200, Duration.ofSeconds(2))).isEqualTo(0.6);
+        assertThat(LiveDiagnosis.jitCores(10_000, 11_200, Duration.ofSeconds(2))).isGreaterThan(LiveDiagnosis.JIT_SETTLED_CORES);
+        assertThat(LiveDiagnosis.jitCores(Double.NaN, 11_200, Duration.ofSeconds(2))).isNaN();
     }
 
     @Test

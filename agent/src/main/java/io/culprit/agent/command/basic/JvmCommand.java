@@ -88,6 +88,14 @@ public final class JvmCommand implements Command {
         t.put("daemon", threads.getDaemonThreadCount());
         t.put("peak", threads.getPeakThreadCount());
         t.put("started", threads.getTotalStartedThreadCount());
+        // The JIT's accumulated compile time: a diagnose warms up until it stops climbing (the first
+        // retransformation discards the JVM's compiled code, and the recompilation follows).
+        java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit != null && jit.isCompilationTimeMonitoringSupported()) {
+            Map<String, Object> j = section(sections, "jit");
+            j.put("compiler", jit.getName());
+            j.put("compilationMs", jit.getTotalCompilationTime());
+        }
         Map<String, Object> c = section(sections, "classes");
         c.put("loaded", classes.getLoadedClassCount());
         c.put("totalLoaded", classes.getTotalLoadedClassCount());
