@@ -19,6 +19,9 @@ import java.util.regex.Pattern;
  */
 final class CallShape {
     /** Redis commands that return or walk a whole collection or keyspace. */
+    /** Commands that block on the server until data arrives or a timeout passes. */
+    private static final Set<String> REDIS_BLOCKING = Set.of("BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH",
+            "BZPOPMIN", "BZPOPMAX", "BLMPOP", "BZMPOP");
     private static final Set<String> REDIS_WHOLE = Set.of("SMEMBERS", "HGETALL", "HKEYS", "HVALS", "LRANGE", "ZRANGE",
             "ZRANGEBYSCORE", "ZREVRANGE", "SUNION", "SINTER", "SDIFF");
     private static final Pattern FROM = Pattern.compile("\\bfrom\\s+([a-z_][a-z0-9_.\"]*)");
@@ -71,6 +74,13 @@ final class CallShape {
             return command + " returns the whole collection in one reply, O(N) in its size, and Redis serves no other client"
                     + " meanwhile: read a bounded page (SSCAN, HSCAN, ZSCAN with COUNT, LRANGE with a limit), fetch only the"
                     + " fields needed (HMGET), or split the collection into smaller keys.";
+        }
+        if (REDIS_BLOCKING.contains(command)) {
+            return command + " waits on the server until an element arrives or its timeout passes, and holds its connection"
+                    + " meanwhile: on a connection every request shares (Lettuce's default, one multiplexed connection, and"
+                    + " Spring Data Redis over it) each caller also waits for the blocking commands queued ahead of it. Give"
+                    + " blocking commands connections of their own (a pool, Lettuce's ConnectionPoolSupport, or one connection"
+                    + " per consumer thread), or consume the list from a background listener and not on the request path.";
         }
         if (command.equals("DEL")) {
             return "DEL frees a large collection synchronously, blocking Redis meanwhile: use UNLINK, which frees it in the background.";

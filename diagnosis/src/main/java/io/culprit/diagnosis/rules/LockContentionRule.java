@@ -70,6 +70,17 @@ public final class LockContentionRule implements Rule {
             + " stop waiting for room: offer() with a short timeout, dropping or rejecting what does not fit (logback's"
             + " AsyncAppender: neverBlock=\"true\"). A bigger queue only postpones the wait.";
 
+    /** Nearly every request failed and nearly all request time went to waiting: no permit came back. */
+    static final double LEAKED_FAILED = 0.95;
+    static final double LEAKED_BLOCKED = 0.9;
+    static final String LEAKED_EXPLANATION = "A Semaphore counts permits, not owners: a permit acquired and not released"
+            + " is gone for good. When the release is skipped on some path (an exception thrown between acquire and"
+            + " release, an early return), each such request takes one permit with it, and once the last is gone every"
+            + " request waits its full timeout and fails, while the CPU idles and nothing holds the permits.";
+    static final String LEAKED_FIX = "Release in a finally block right after a successful acquire (if (sem.tryAcquire(...))"
+            + " { try { ... } finally { sem.release(); } }), so that every path gives the permit back; a bulkhead library"
+            + " (Resilience4j) does this for you. Report availablePermits() in a metric or health check to see a leak"
+            + " before the last permit goes; the running service needs a restart to get its permits back.";
     static final String FAIR_EXPLANATION = "A fair lock is taken in arrival order: each release hands it to the longest"
             + " waiter, and no thread may take it until that one has been woken and scheduled. With a short critical section"
             + " the threads spend longer waking each other than holding the lock: the CPU goes to parking and unparking, a"
@@ -236,6 +247,10 @@ public final class LockContentionRule implements Rule {
         // A semaphore has no owner to name: its permits are held across whatever the holders do next.
         boolean permits = !handOff && !checkout && lock != null && lock.contains("Semaphore");
         int held = permits ? heldCall(ev, culprit) : -1;
+        // Permits nobody gives back: nearly all request time waiting for one, nearly every request failed,
+        // and no holder's call to be seen. A release skipped on an exception path drains a semaphore.
+        double failed = permits && held < 0 ? RequestErrorsRule.failedShare(ev) : Double.NaN;
+        boolean leaked = failed >= LEAKED_FAILED && share >= LEAKED_BLOCKED;
         Numbers n = new Numbers();
         // A service at its CPU capacity keeps its queue at the pool: no statement holds the connections.
         String cpuBound = checkout ? CpuBoundPool.clause(ev, n) : null;
@@ -276,6 +291,8 @@ public final class LockContentionRule implements Rule {
                         + second(t, top, requestMs, n, ref) + (pool == null ? "" : pool.describe(ev, n))
                         + (taskWait ? taskWait(tasks, n) : "") + (handed >= 0 ? handedClause(ev, handed, n) : "")
                         + (held >= 0 ? permitHolders(ev, held, n) : "")
+                        + (leaked ? "; " + n.tag(Fmt.pct(failed), "series/requests#errors") + " of the requests failed and no holder"
+                        + " was seen at work: the permits were taken and never given back" : "")
                         + (busyWith >= 0 ? connectionHolders(ev, busyWith, n) : "")
                         + (cpuBound != null ? "; " + cpuBound : "")
                         + (ownerCall >= 0 && mapCall == null ? heldAcross(ev, ownerCall, n) : "")
@@ -297,6 +314,7 @@ public final class LockContentionRule implements Rule {
                         ? "Request threads hand work to another pool and park until it is done: each request pays the"
                         + " queueing and the hand-off on top of the work, and the pool's own locks and timers add to it."
                         + " The waiters' path shows which call hands off."
+                        : leaked ? LEAKED_EXPLANATION
                         : permits
                         ? "Requests wait for a permit of a Semaphore, which caps how many of them run the code it guards"
                         + " at once: the wait grows with concurrency while the CPUs stay partly idle. A semaphore has no"
@@ -322,6 +340,7 @@ public final class LockContentionRule implements Rule {
                         ? statementFix(ev, busyWith)
                         + "Hold a connection only around its statements (no remote call or computation inside the"
                         + " transaction), then size the pool to rate × hold time by Little's Law, no larger than the database serves."
+                        : leaked ? LEAKED_FIX
                         : permits
                         ? "The semaphore is a bulkhead that queues: requests wait for a permit while its holders work."
                         + " Give it the permits the wanted rate needs (rate × time held, by Little's Law), or bound the"

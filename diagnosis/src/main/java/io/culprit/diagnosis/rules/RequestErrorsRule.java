@@ -25,16 +25,29 @@ public final class RequestErrorsRule implements Rule {
     @Override public String title() { return "Requests fail under load"; }
     @Override public boolean symptom() { return true; }
 
+    /** The share of the run's requests that failed; NaN without the requests series. */
+    static double failedShare(Evidence ev) {
+        Optional<ColumnStats> errors = ev.stats("requests", "errors");
+        Optional<ColumnStats> rps = ev.stats("requests", "rps");
+        if (errors.isEmpty() || rps.isEmpty()) return Double.NaN;
+        double total = total(ev, rps.get());
+        return total > 0 ? errors.get().sum() / total : Double.NaN;
+    }
+
+    // The generator's own count when it wrote one: a rounded rate per window once summed to 11,451
+    // requests of which 11,453 failed.
+    private static double total(Evidence ev, ColumnStats rps) {
+        double intervalS = ev.series("requests").orElseThrow().intervalMs() / 1000.0;
+        double counted = LoadJson.completed(ev.caseFile().dir());
+        return counted > 0 ? counted : rps.sum() * intervalS;
+    }
+
     @Override
     public Finding evaluate(Evidence ev) {
         Optional<ColumnStats> errors = ev.stats("requests", "errors");
         Optional<ColumnStats> rps = ev.stats("requests", "rps");
         if (errors.isEmpty() || rps.isEmpty()) return notAssessed("needs series requests#errors and requests#rps");
-        double intervalS = ev.series("requests").orElseThrow().intervalMs() / 1000.0;
-        // The generator's own count when it wrote one: a rounded rate per window once summed to 11,451
-        // requests of which 11,453 failed.
-        double counted = LoadJson.completed(ev.caseFile().dir());
-        double total = counted > 0 ? counted : rps.get().sum() * intervalS;
+        double total = total(ev, rps.get());
         double failed = errors.get().sum();
         double share = total > 0 ? failed / total : Double.NaN;
         Numbers n = new Numbers();

@@ -12,7 +12,8 @@ import jdk.jfr.consumer.RecordedEvent;
 
 /**
  * GC pauses: series {@code gc} (all collectors together, by the window the collection started
- * in) and tables {@code gc-collectors} and {@code gc-causes}. Concurrent time comes from
+ * in; with ZGC's allocation stalls, each a thread waiting to allocate, in {@code stallCount} and
+ * {@code stallMs}) and tables {@code gc-collectors} and {@code gc-causes}. Concurrent time comes from
  * {@code jdk.GCPhaseConcurrent} (top-level concurrent phases only, so nested phases are not
  * counted twice). The cause says what asked for a collection: a full heap is tuning, but
  * {@code System.gc()} or humongous allocations are code, and {@code jdk.SystemGC}'s stack names
@@ -25,7 +26,9 @@ public final class GcCollector implements EventCollector {
             .column("pauseCount", Mode.SUM, "count")
             .column("pauseSumMs", Mode.SUM, "ms")
             .column("pauseMaxMs", Mode.MAX, "ms")
-            .column("concurrentMs", Mode.SUM, "ms");
+            .column("concurrentMs", Mode.SUM, "ms")
+            .column("stallCount", Mode.SUM, "count")
+            .column("stallMs", Mode.SUM, "ms");
     private final Map<String, Tally> byCollector = new LinkedHashMap<>();
     private final Map<String, Tally> byCause = new LinkedHashMap<>();
     private final StackCounter systemGcCallers = new StackCounter();
@@ -38,7 +41,8 @@ public final class GcCollector implements EventCollector {
 
     @Override
     public Set<String> events() {
-        return Set.of("jdk.GarbageCollection", "jdk.GCPhaseConcurrent", "jdk.SystemGC", "jdk.GCReferenceStatistics");
+        return Set.of("jdk.GarbageCollection", "jdk.GCPhaseConcurrent", "jdk.SystemGC", "jdk.GCReferenceStatistics",
+                "jdk.ZAllocationStall");
     }
 
     @Override
@@ -46,6 +50,12 @@ public final class GcCollector implements EventCollector {
         long t = EventCollector.epochMs(e);
         if (e.getEventType().getName().equals("jdk.GCPhaseConcurrent")) {
             gc.add(t, "concurrentMs", EventCollector.ms(e.getDuration()));
+            return;
+        }
+        if (e.getEventType().getName().equals("jdk.ZAllocationStall")) {
+            // A thread's wait to allocate, in the window it began in: one stalled thread, not a pause of all.
+            gc.add(t, "stallCount", 1);
+            gc.add(t, "stallMs", EventCollector.ms(e.getDuration()));
             return;
         }
         if (e.getEventType().getName().equals("jdk.GCReferenceStatistics")) {
