@@ -41,6 +41,14 @@ public final class CacheMissesRule implements Rule {
         "com.github.benmanes.caffeine.cache.BoundedLocalCache.evict", "com.google.common.cache.LocalCache$Segment.evictEntries"
     };
 
+    /** Caches that never evict or expire: Spring's default simple cache. */
+    private static final String[] UNBOUNDED = {"org.springframework.cache.concurrent.ConcurrentMapCache"};
+    static final String KEY_FIX = "Make the key the values that identify the result: @Cacheable's default key is the method's"
+            + " arguments compared with equals, so an argument without equals and hashCode (a plain class, a mutable"
+            + " object), or one carrying a timestamp or a request id, makes a new key per call; give it equals and"
+            + " hashCode (a record), or name the key (key = \"#q.region + '/' + #q.currency\"). The cache also grows by"
+            + " an entry per call until then: back it by a bounded cache (Caffeine with maximumSize).";
+
     @Override public String id() { return "cache-misses"; }
     @Override public String title() { return "A cache misses and recomputes on the request path"; }
 
@@ -65,16 +73,20 @@ public final class CacheMissesRule implements Rule {
                 + " of the CPU samples" + (caller == null ? "" : " (the cache read at " + Frames.stripLine(caller) + ")")
                 + (evicting ? ", and evicted entries on " + n.tag(Fmt.pct(evict), ref) + " more" : "");
         if (share < SHARE_WARN) return b.summary(what + ": too small a share to matter.").numbers(n.refs()).build();
+        // Spring's default cache keeps every entry for ever: a miss there is a key never seen before.
+        boolean unbounded = !evicting && p.only(st -> Frames.anyStartsWith(st, UNBOUNDED)).samples() > 0;
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).numbers(n.refs())
                 .culprit(caller == null ? loader.getKey() : caller)
                 .summary(what + ": the cache misses" + (evicting
-                        ? ", and it is full: it throws out entries the requests ask for again." : " on a large share of the requests."))
+                        ? ", and it is full: it throws out entries the requests ask for again."
+                        : unbounded ? " on a large share of the requests, yet it is Spring's ConcurrentMapCache, which neither"
+                        + " bounds nor expires entries: the key differs on every call." : " on a large share of the requests."))
                 .explanation("A cache that hits computes almost nothing once warm; this one recomputes on the request path,"
                         + " so requests pay the loader's cost and the cache's own bookkeeping on top. The usual reasons: a"
                         + " bound (maximumSize, maximumWeight) smaller than the keys the traffic uses, entries that expire"
                         + " before they are asked for again, or a key that differs on every request (a timestamp, a request"
                         + " id, a mutable object).")
-                .fix("Size the cache to its working set (maximumSize or maximumWeight at least the number of keys in"
+                .fix(unbounded ? KEY_FIX : "Size the cache to its working set (maximumSize or maximumWeight at least the number of keys in"
                         + " use), lengthen expireAfterWrite if entries expire before reuse, and check the key; measure the hit"
                         + " rate (Caffeine's recordStats(), Spring Boot's cache metrics) before and after. If the keys"
                         + " really are that many, make the load cheaper or load in bulk.")

@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The third round of session 33's service outside the lab: a BLPOP on Lettuce's one shared
  * connection (named, with "make the call cheaper"), a Semaphore whose release an exception skips
- * (read as a bulkhead to size), and ZGC on a 96 MB heap (read "no root cause found": its pauses are
- * microseconds; its threads stall in allocation instead).
+ * (read as a bulkhead to size), ZGC on a 96 MB heap (read "no root cause found": its pauses are
+ * microseconds; its threads stall in allocation instead), and a @Cacheable whose key object has no
+ * equals (named, with the cure for a cache too small).
  */
 class OutsideStallsAndLeaksTest {
 
@@ -48,6 +49,17 @@ class OutsideStallsAndLeaksTest {
         // 512 MB stalls less, but on two shared cores still for 42 % of request time.
         assertThat(new AllocationStallRule().evaluate(Fixtures.evidence("outside-zgc-small-heap-fixed")).summary())
                 .startsWith("1,963 allocation stalls, 80.3 s of threads waiting to allocate (42 % of request time)");
+    }
+
+    @Test
+    void missesOfACacheThatNeverEvictsAreItsKey() {
+        Finding f = new CacheMissesRule().evaluate(Fixtures.evidence("outside-cache-key-without-equals"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("b5.Eight.rate");
+        assertThat(f.summary()).endsWith("yet it is Spring's ConcurrentMapCache, which neither bounds nor expires entries: the key"
+                + " differs on every call.");
+        assertThat(f.fix()).startsWith("Make the key the values that identify the result").contains("equals and hashCode");
+        assertThat(new CacheMissesRule().evaluate(Fixtures.evidence("outside-cache-key-without-equals-fixed")).isProblem()).isFalse();
     }
 
     @Test
