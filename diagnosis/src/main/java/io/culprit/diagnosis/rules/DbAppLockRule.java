@@ -110,13 +110,8 @@ public final class DbAppLockRule implements Rule {
 
     /** The application's methods (no line) on a row's call path, or its caller. */
     private static List<String> applicationMethods(Table t, int row) {
-        String path = Evidence.text(t, row, "callPath");
-        if (path.isEmpty()) path = Evidence.text(t, row, "caller");
-        List<String> out = new ArrayList<>();
-        for (String f : path.split(" ← ")) {
-            String m = Frames.stripLine(f.trim());
-            if (!m.isEmpty() && Frames.isApplication(m)) out.add(m);
-        }
+        List<String> out = new ArrayList<>(DbRowLockRule.methods(Evidence.text(t, row, "callPath"), Evidence.text(t, row, "caller")));
+        out.removeIf(m -> !Frames.isApplication(m));
         return out;
     }
 }

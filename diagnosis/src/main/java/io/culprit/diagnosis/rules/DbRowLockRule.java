@@ -124,7 +124,7 @@ public final class DbRowLockRule implements Rule {
     }
 
     /** The methods of a call path ("a.B.m:1 ← c.D.n:2"), innermost first, without lines. */
-    private static java.util.List<String> methods(String callPath, String caller) {
+    static java.util.List<String> methods(String callPath, String caller) {
         String path = callPath.isEmpty() ? caller : callPath;
         java.util.List<String> out = new java.util.ArrayList<>();
         if (path.isEmpty()) return out;

@@ -486,7 +486,7 @@ public final class LockContentionRule implements Rule {
     }
 
     /** The {@code calls} row with the most total time among those {@code which} accepts, or -1. */
-    private static int costliest(Evidence ev, java.util.function.BiPredicate<Table, Integer> which) {
+    static int costliest(Evidence ev, java.util.function.BiPredicate<Table, Integer> which) {
         Optional<Table> calls = ev.rows("calls");
         if (calls.isEmpty()) return -1;
         Table t = calls.get();

@@ -114,16 +114,8 @@ public final class ObjectPoolRule implements Rule {
     /** The costliest call of the pool's own kind (by the borrower when known), or -1. */
     private static int ownCall(Evidence ev, Kind kind, String borrower) {
         if (kind.callKind.isEmpty()) return -1;
-        Optional<Table> calls = ev.rows("calls");
-        if (calls.isEmpty()) return -1;
-        Table c = calls.get();
-        int best = -1;
-        for (int i = 0; i < c.rows().size(); i++) {
-            if (!c.text(i, "kind").equals(kind.callKind)) continue;
-            if (borrower != null && !Frames.stripLine(Evidence.text(c, i, "caller")).equals(borrower)) continue;
-            if (best < 0 || c.number(i, "totalMs") > c.number(best, "totalMs")) best = i;
-        }
-        return best;
+        return LockContentionRule.costliest(ev, (c, i) -> c.text(i, "kind").equals(kind.callKind)
+                && (borrower == null || Frames.stripLine(Evidence.text(c, i, "caller")).equals(borrower)));
     }
 
     /**
