@@ -6,6 +6,7 @@ import io.culprit.agent.channel.TokenCheck;
 import io.culprit.agent.internal.AgentArgs;
 import io.culprit.agent.internal.AgentLog;
 import io.culprit.agent.internal.RunFile;
+import io.culprit.agent.jfr.JfrIdleGuard;
 import java.io.IOException;
 import java.lang.instrument.Instrumentation;
 import java.net.URLClassLoader;
@@ -89,6 +90,7 @@ final class Agent {
             Thread.currentThread().interrupt();
         }
         Lifecycle.runHooks(t -> log.error("detach hook failed", t));
+        guardJfrIdle();
         if (port != 0) {
             runFile.deleteIfOurs(port);
         }
@@ -102,6 +104,15 @@ final class Agent {
         log.info("detached");
         log.close();
         closeOwnLoader();
+    }
+
+    /** After culprit's recordings are closed: see {@link JfrIdleGuard}; never fails the detach. */
+    private void guardJfrIdle() {
+        try {
+            log.info("jfr idle guard: " + JfrIdleGuard.afterDetach());
+        } catch (RuntimeException | LinkageError e) { // LinkageError: a runtime without jdk.jfr
+            log.error("jfr idle guard", e);
+        }
     }
 
     /** Releases core.jar; only our own isolated loader, never the application's. */

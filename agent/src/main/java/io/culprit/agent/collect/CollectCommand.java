@@ -6,6 +6,7 @@ import io.culprit.agent.command.CommandContext;
 import io.culprit.agent.command.CommandException;
 import io.culprit.agent.command.Flags;
 import io.culprit.agent.jfr.ExceptionGate;
+import io.culprit.agent.jfr.JfrBoot;
 import io.culprit.agent.probe.ParkTracer;
 import io.culprit.agent.probe.ProbeEvidence;
 import io.culprit.agent.probe.Probes;
@@ -144,6 +145,7 @@ public final class CollectCommand implements Command {
         ParkTracer.Lease parks = null;
         ExceptionGate.Lease gate = null;
         if (withJfr) {
+            JfrBoot.ensure();
             parks = ParkTracer.lease(ctx.instrumentation());
             gate = ExceptionGate.lease(ctx.instrumentation());
             try {

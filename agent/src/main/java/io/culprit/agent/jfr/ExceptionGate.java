@@ -91,7 +91,10 @@ public final class ExceptionGate {
 
     private static void start(Instrumentation inst) {
         if (!FlightRecorder.isAvailable()) return;
+        JfrBoot.ensure();
         throwables = counter(inst);
+        // Again after an earlier stop unregistered it: addPeriodicEvent refuses an unregistered class.
+        FlightRecorder.register(Tick.class);
         FlightRecorder.addPeriodicEvent(Tick.class, HOOK);
         Map<String, String> settings = CulpritSettings.throwsOnly(BUDGET_PER_S);
         settings.put(TICK + "#enabled", "true");
@@ -121,7 +124,9 @@ public final class ExceptionGate {
     }
 
     private static void stop() {
-        FlightRecorder.removePeriodicEvent(HOOK);
+        // addPeriodicEvent registered Tick, a class of culprit's loader: JFR's metadata would keep it, and
+        // through it the loader and every agent class, after detach.
+        if (FlightRecorder.removePeriodicEvent(HOOK)) FlightRecorder.unregister(Tick.class);
         if (recording != null) recording.close();
         recording = null;
         throwables = null;

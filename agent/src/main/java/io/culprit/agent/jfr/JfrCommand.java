@@ -67,6 +67,7 @@ public final class JfrCommand implements Command {
         String action = args.get(0);
         Flags f = Flags.parse("jfr " + action, args.subList(1, args.size()), List.of("--file"), List.of("--no-samples"))
                 .atMostPositional(0);
+        JfrBoot.ensure();
         Optional<Recording> current = current();
         switch (action) {
             case "start":

@@ -16,6 +16,7 @@ final class LiveWindow {
     /** {@code window} hears true once the stream records and false when the observation ends, for side counters. */
     static LiveJfr observe(CommandContext ctx, Set<String> events, long intervalMs, java.util.function.Consumer<Boolean> window)
             throws InterruptedException {
+        JfrBoot.ensure();
         boolean throwsToo = events.stream().anyMatch(CulpritSettings.THROWS::contains);
         ExceptionGate.Lease gate = throwsToo ? ExceptionGate.lease(ctx.instrumentation()) : null;
         LiveJfr live;

@@ -3,6 +3,7 @@ package io.culprit.agent.probe;
 import io.culprit.agent.Lifecycle;
 import io.culprit.agent.command.CommandException;
 import io.culprit.agent.instrument.Installation;
+import io.culprit.agent.jfr.JfrBoot;
 import io.culprit.agent.instrument.Instrumenter;
 import io.culprit.agent.instrument.MethodTarget;
 import io.culprit.agent.instrument.Plan;
@@ -116,6 +117,7 @@ public final class ParkTracer {
 
     private static void weave(Instrumentation inst) throws CommandException {
         if (!FlightRecorder.isAvailable()) throw new CommandException("no flight recorder");
+        JfrBoot.ensure();
         // Registered before the weave: the first park to commit must not load or register a class.
         FlightRecorder.register(ParkEvent.class);
         registered = true;

@@ -67,7 +67,9 @@ class AgentAttachIT {
                 assertThat(fresh.token).isEqualTo(third);
                 assertThat(Channel.run(fresh.port, third, "thread -b", false).out.toString()).contains("it-monitor-holder");
                 assertThat(Channel.run(fresh.port, third, "thread -n 2 -i 50", false).code).isZero();
+                AgentChecks.jfrRuns(fresh, target);
                 AgentChecks.stopLeavesNothing(fresh, target);
+                AgentChecks.jfrStaysIdle(target);
                 // Detached agents must not pin their isolated loaders (and so their classes).
                 assertThat(target.classLoadersAfterGc()).as("class loaders after two attach/stop cycles")
                         .noneMatch(line -> line.contains("\"culprit\""));

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -121,6 +122,30 @@ final class AgentChecks {
         assertThat(portOpen(run.port)).as("port " + run.port + " after stop").isFalse();
         assertThat(Files.exists(RunInfo.file(target.pid))).as("run file after stop").isFalse();
         assertThat(target.ask("ping", "pong")).startsWith("pong");
+    }
+
+    /** A JFR recording started and stopped through the agent, so that JFR has run in the target. */
+    static void jfrRuns(RunInfo run, Target target) throws Exception {
+        Path file = Files.createTempFile("culprit-it-", ".jfr");
+        try {
+            Channel.Reply start = Channel.run(run.port, run.token, "jfr start", false);
+            assertThat(start.code).as(start.toString()).isZero();
+            Channel.Reply stop = Channel.run(run.port, run.token, "jfr stop --file " + file, false);
+            assertThat(stop.code).as(stop.toString()).isZero();
+            assertThat(Files.size(file)).isPositive();
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /**
+     * After detach, JFR's periodic thread (which outlives every recording) must not wake 100 times
+     * a second, as it does on JDK 11–20 once no recording runs (JDK-8302821; JfrIdleGuard).
+     */
+    static void jfrStaysIdle(Target target) throws Exception {
+        String answer = target.ask("jfrwakeups", "jfrwakeups");
+        long perSecond = Long.parseLong(answer.substring("jfrwakeups ".length()).trim());
+        assertThat(perSecond).as("JFR Periodic Tasks wake-ups a second after detach").isBetween(0L, 10L);
     }
 
     @SuppressWarnings("unchecked")

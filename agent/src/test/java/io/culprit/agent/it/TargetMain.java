@@ -11,7 +11,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * The target JVM of the agent ITs, run as {@code java -cp target/test-classes ...}. It keeps a
  * known picture alive: one thread spinning on CPU, a monitor held by one thread with three
  * waiters, a ReentrantLock held by one thread with two waiters. It obeys lines on stdin
- * ({@code ping}, {@code alloc}, {@code isolation}, {@code exit}) and answers on stdout, which is
+ * ({@code ping}, {@code alloc}, {@code isolation}, {@code jfrwakeups}, {@code exit}) and answers on stdout, which is
  * how the tests see that it keeps working while the agent is attached.
  */
 public final class TargetMain {
@@ -75,6 +75,9 @@ public final class TargetMain {
                     probe.join();
                     System.out.println(answer[0]);
                     break;
+                case "jfrwakeups":
+                    System.out.println("jfrwakeups " + jfrWakeupsPerSecond());
+                    break;
                 case "exit":
                     System.exit(0);
                     break;
@@ -82,6 +85,30 @@ public final class TargetMain {
                     System.out.println("unknown " + line);
             }
         }
+    }
+
+    /**
+     * How often JFR's periodic thread woke in the last 2 s (its voluntary context switches, from
+     * /proc), or -1 if there is no such thread. Linux only.
+     */
+    private static long jfrWakeupsPerSecond() throws Exception {
+        java.nio.file.Path task = null;
+        try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(java.nio.file.Paths.get("/proc/self/task"))) {
+            for (java.nio.file.Path t : (Iterable<java.nio.file.Path>) tasks::iterator) {
+                if (java.nio.file.Files.readString(t.resolve("comm")).startsWith("JFR Periodic")) task = t;
+            }
+        }
+        if (task == null) return -1;
+        long before = switches(task);
+        Thread.sleep(2_000);
+        return (switches(task) - before) / 2;
+    }
+
+    private static long switches(java.nio.file.Path task) throws Exception {
+        for (String line : java.nio.file.Files.readAllLines(task.resolve("status"))) {
+            if (line.startsWith("voluntary_ctxt_switches:")) return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+        }
+        throw new IllegalStateException("no voluntary_ctxt_switches in " + task);
     }
 
     /** Enough short-lived garbage for several young collections under any default heap. */
