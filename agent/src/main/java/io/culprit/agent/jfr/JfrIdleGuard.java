@@ -39,6 +39,11 @@ public final class JfrIdleGuard {
                 .forEach(Recording::close);
     }
 
+    /** Whether a detach now may leave the guard: a JDK with the bug, where JFR has run. */
+    public static boolean mayBeNeeded() {
+        return Runtime.version().feature() < FIXED_IN && FlightRecorder.isAvailable() && FlightRecorder.isInitialized();
+    }
+
     /**
      * Starts the guard when this JDK has the bug, JFR has been started in it, and no recording is
      * running (a running one keeps the thread's waits bounded by itself).
@@ -46,8 +51,7 @@ public final class JfrIdleGuard {
      * @return what was done, for the agent's log
      */
     public static String afterDetach() {
-        if (Runtime.version().feature() >= FIXED_IN) return "not needed on JDK " + Runtime.version().feature();
-        if (!FlightRecorder.isAvailable() || !FlightRecorder.isInitialized()) return "not needed: JFR never ran here";
+        if (!mayBeNeeded()) return "not needed: JDK " + Runtime.version().feature() + (FlightRecorder.isInitialized() ? "" : ", JFR never ran here");
         boolean running = FlightRecorder.getFlightRecorder().getRecordings().stream()
                 .anyMatch(r -> r.getState() == RecordingState.RUNNING);
         if (running) return "not needed: a recording is running";
