@@ -22,13 +22,7 @@ public final class JfrBoot {
             JfrIdleGuard.lift();
             return;
         }
-        try {
-            OutsideAgent.call(MethodHandles.publicLookup()
-                    .findStatic(FlightRecorder.class, "getFlightRecorder", MethodType.methodType(FlightRecorder.class)));
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException("JFR did not start: " + e, e);
-        }
+        OutsideAgent.call("JFR did not start", () -> MethodHandles.publicLookup()
+                .findStatic(FlightRecorder.class, "getFlightRecorder", MethodType.methodType(FlightRecorder.class)));
     }
 }

@@ -56,16 +56,9 @@ public final class JfrIdleGuard {
                 .anyMatch(r -> r.getState() == RecordingState.RUNNING);
         if (running) return "not needed: a recording is running";
         // Created outside the agent: a recording keeps its creator's access control context.
-        Recording guard;
-        try {
-            guard = (Recording) OutsideAgent.call(MethodHandles.publicLookup()
-                    .findConstructor(Recording.class, MethodType.methodType(void.class, Map.class))
-                    .bindTo(Map.of("jdk.JVMInformation#enabled", "true", "jdk.JVMInformation#period", "1 h")));
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException("the idle guard's recording: " + e, e);
-        }
+        Recording guard = (Recording) OutsideAgent.call("the idle guard's recording", () -> MethodHandles.publicLookup()
+                .findConstructor(Recording.class, MethodType.methodType(void.class, Map.class))
+                .bindTo(Map.of("jdk.JVMInformation#enabled", "true", "jdk.JVMInformation#period", "1 h")));
         guard.setName(NAME);
         guard.setToDisk(false);
         // Its one event is the cheapest periodic event there is: a few strings, once an hour.

@@ -28,22 +28,39 @@ final class OutsideAgent {
     private OutsideAgent() {
     }
 
+    /** A JDK method handle taking no arguments; looking up a public JDK member does not fail in practice. */
+    @FunctionalInterface
+    interface Target {
+        MethodHandle find() throws ReflectiveOperationException;
+    }
+
     /**
-     * The result of {@code target} (no arguments), called outside the agent; if the application
-     * keeps every common-pool thread busy for 10 s, called here instead, pin and all.
+     * The result of {@code target}, called outside the agent; if the application keeps every
+     * common-pool thread busy for 10 s, called here instead, pin and all. Any failure but the
+     * target's own unchecked ones comes back as an IllegalStateException naming {@code what}.
      */
-    static Object call(MethodHandle target) throws Exception {
-        @SuppressWarnings("unchecked")
-        Callable<Object> task = MethodHandleProxies.asInterfaceInstance(Callable.class, target.asType(target.type().changeReturnType(Object.class)));
+    static Object call(String what, Target target) {
         try {
-            return ForkJoinPool.commonPool().submit(task).get(WAIT_S, TimeUnit.SECONDS);
+            MethodHandle h = target.find();
+            @SuppressWarnings("unchecked")
+            Callable<Object> task = MethodHandleProxies.asInterfaceInstance(Callable.class, h.asType(h.type().changeReturnType(Object.class)));
+            try {
+                return ForkJoinPool.commonPool().submit(task).get(WAIT_S, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                return task.call();
+            }
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
-            if (cause instanceof Exception) throw (Exception) cause;
+            if (cause instanceof RuntimeException) throw (RuntimeException) cause;
             if (cause instanceof Error) throw (Error) cause;
+            throw new IllegalStateException(what + ": " + cause, cause);
+        } catch (RuntimeException e) {
             throw e;
-        } catch (TimeoutException e) {
-            return task.call();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(what + ": interrupted", e);
+        } catch (Exception e) {
+            throw new IllegalStateException(what + ": " + e, e);
         }
     }
 }
