@@ -1,5 +1,6 @@
 package io.culprit.agent.probe;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,11 +22,22 @@ import java.util.concurrent.ThreadPoolExecutor;
  */
 final class AppExecutors {
 
+    /** Table {@code executors} (docs/CASEFILE.md): which pool a hand-off queued on, and how it is configured. */
+    static final List<String> COLUMNS = List.of("executor", "threads", "core", "max", "unboundedQueue", "queueCapacity",
+            "windows", "fullWindows", "activeMean", "queuedMean", "queuedMax");
+
     static final String TPE = "java.util.concurrent.ThreadPoolExecutor";
     /** Enough for any real application; a program creating pools per task must not grow this list. */
     private static final int MAX = 64;
 
     final List<ThreadPoolExecutor> seen = new CopyOnWriteArrayList<>();
+    /** Per executor of {@link #seen}, by index (the list only grows): its windows, read by the sampler. */
+    private final List<Stats> stats = new ArrayList<>();
+
+    private static final class Stats {
+        int windows, fullWindows;
+        double activeSum, queuedSum, queuedMax;
+    }
 
     /**
      * Why pools are found at their workers' {@code lock()}: retransforming the class that holds
@@ -61,11 +73,13 @@ final class AppExecutors {
     }
 
     /** Sums over the bounded executors for series {@code pools}, and the common pool; none when none was seen or used. */
-    void sample(Map<String, Double> row) {
+    synchronized void sample(Map<String, Double> row) {
         sampleCommonPool(row);
         if (seen.isEmpty()) return;
         double active = 0, queued = 0, max = 0;
-        for (ThreadPoolExecutor e : seen) {
+        for (int i = 0; i < seen.size(); i++) {
+            ThreadPoolExecutor e = seen.get(i);
+            if (stats.size() <= i) stats.add(new Stats());
             if (e.isTerminated()) continue;
             int m = threadsAtMost(e);
             // A cached pool (a SynchronousQueue, no core) has no maximum: it would drown the sum, and its busy threads would read as
@@ -75,9 +89,16 @@ final class AppExecutors {
             // a thread (the lab's Hystrix timer: ~6,000), and its mostly idle threads would dilute the pools
             // requests hand work to (Tomcat's utility pool of 2 beside Spring's full @Async pool of 8 read 80 %).
             if (e instanceof java.util.concurrent.ScheduledThreadPoolExecutor) continue;
-            active += e.getActiveCount();
+            int busy = e.getActiveCount(), waiting = e.getQueue().size();
+            active += busy;
             max += m;
-            queued += e.getQueue().size();
+            queued += waiting;
+            Stats s = stats.get(i);
+            s.windows++;
+            if (busy >= m) s.fullWindows++;
+            s.activeSum += busy;
+            s.queuedSum += waiting;
+            s.queuedMax = Math.max(s.queuedMax, waiting);
         }
         row.put("executorActive", active);
         row.put("executorQueued", queued);
@@ -103,6 +124,36 @@ final class AppExecutors {
     /** Tasks waiting in the pool: submitted from outside it, and forked inside it. */
     private static double queued(ForkJoinPool pool) {
         return pool.getQueuedSubmissionCount() + pool.getQueuedTaskCount();
+    }
+
+    /**
+     * Table {@code executors}: each bounded executor the series summed, with its configuration, so a
+     * verdict can name the pool that was full and the setting that sizes it (Spring Boot's
+     * {@code task-} executor: {@code spring.task.execution.pool.core-size}).
+     */
+    synchronized List<Map<String, Object>> rows() {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (int i = 0; i < stats.size(); i++) {
+            Stats s = stats.get(i);
+            if (s.windows == 0) continue;
+            ThreadPoolExecutor e = seen.get(i);
+            java.util.concurrent.BlockingQueue<Runnable> q = e.getQueue();
+            long capacity = (long) q.remainingCapacity() + q.size();
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("executor", name(e));
+            r.put("threads", threadsAtMost(e));
+            r.put("core", e.getCorePoolSize());
+            r.put("max", e.getMaximumPoolSize());
+            r.put("unboundedQueue", capacity >= Integer.MAX_VALUE);
+            if (capacity < Integer.MAX_VALUE) r.put("queueCapacity", capacity);
+            r.put("windows", s.windows);
+            r.put("fullWindows", s.fullWindows);
+            r.put("activeMean", s.activeSum / s.windows);
+            r.put("queuedMean", s.queuedSum / s.windows);
+            r.put("queuedMax", s.queuedMax);
+            rows.add(r);
+        }
+        return rows;
     }
 
     /** One row per executor for the {@code pools} view. */

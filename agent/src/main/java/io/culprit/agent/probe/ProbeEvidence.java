@@ -45,6 +45,11 @@ public final class ProbeEvidence {
             caseFile.write(new Table("db-pools", ConnectionPools.COLUMNS, p.pools.connectionPools.rows(), meta));
             written.add("tables/db-pools");
         }
+        List<Map<String, Object>> executors = p.pools.executors.rows();
+        if (!executors.isEmpty()) {
+            caseFile.write(new Table("executors", AppExecutors.COLUMNS, executors, meta));
+            written.add("tables/executors");
+        }
         if (p.serverWoven()) {
             Series requests = p.windows.series("requests");
             if (requests != null) {

@@ -332,8 +332,8 @@ public final class LockContentionRule implements Rule {
                         + " in the JVM's thread dumps, once a second." : ""))
                 .fix(taskWait ? "The requests wait for tasks that wait in turn on " + what(tasks) + ": make that"
                         + " wait shorter or rarer (cache its answers, batch, a faster dependency, a timeout); the hand-off"
-                        + " only moves it to another thread." + (pool != null ? " " + pool.fix : "")
-                        : pool != null ? pool.fix
+                        + " only moves it to another thread." + (pool != null ? " " + pool.fix(ev) : "")
+                        : pool != null ? pool.fix(ev)
                         : cpuBound != null ? CpuBoundPool.FIX
                         : queueFull ? QUEUE_FIX
                         : checkout
@@ -572,12 +572,17 @@ public final class LockContentionRule implements Rule {
 
         private final String column;
         private final String name;
-        final String fix;
+        private final String cure;
 
-        FullPool(String column, String name, String fix) {
+        FullPool(String column, String name, String cure) {
             this.column = column;
             this.name = name;
-            this.fix = fix;
+            this.cure = cure;
+        }
+
+        /** The cure, and for the application's executors the setting that sizes the one that was full. */
+        String fix(Evidence ev) {
+            return this == EXECUTORS ? cure + FullExecutor.of(ev).map(FullExecutor::fix).orElse("") : cure;
         }
 
         /** Every thread busy in most windows: {@link ContainerQueueRule#FULL_SHARE}. */
@@ -594,7 +599,8 @@ public final class LockContentionRule implements Rule {
             String ref = "series/pools#" + column;
             return "; " + name + " had all " + n.tag(Fmt.num(fill.get().capacity), ref + "Max") + " threads busy in "
                     + n.tag(Fmt.pct(fill.get().share()), ref + "Active") + " of " + fill.get().windows + " windows"
-                    + (queued > 0 ? ", " + n.tag(Fmt.num(queued), ref + "Queued") + " tasks queued on average" : "");
+                    + (queued > 0 ? ", " + n.tag(Fmt.num(queued), ref + "Queued") + " tasks queued on average" : "")
+                    + (this == EXECUTORS ? FullExecutor.of(ev).map(e -> e.clause(n)).orElse("") : "");
         }
     }
 
