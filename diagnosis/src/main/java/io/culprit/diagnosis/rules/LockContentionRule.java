@@ -266,7 +266,7 @@ public final class LockContentionRule implements Rule {
                 && !waitNotify && !owner.isEmpty() ? HeldWork.of(ev, culprit) : null;
         // A parked lock records no owner: a slow call the locking class makes is the likely critical section.
         int guarded = owner.isEmpty() && mapCall == null && !permits && !handOff && !checkout && !lookup && !queueFull && !waitNotify
-                ? guardedCall(ev, culprit) : -1;
+                ? guardedCall(ev, culprit, readers(waiter)) : -1;
         // A fair lock hands itself to the longest waiter, which must wake first: the CPU goes to the hand-overs.
         boolean fair = !permits && lock != null && lock.endsWith("$FairSync");
         double handOver = fair ? ev.cpuShare(LockContentionRule::handsOver) : Double.NaN;
@@ -279,7 +279,8 @@ public final class LockContentionRule implements Rule {
         if (sev == Severity.OK) return b.summary(weight + "; top lock " + lock + "." + dumpsStopped(ev)).numbers(n.refs()).build();
         // When the tasks' own wait is what the requests wait for, the fix goes where the tasks wait.
         return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10))
-                .culprit(taskWait ? taskSite : busyWith >= 0 ? ev.rows("calls").orElseThrow().text(busyWith, "target") : culprit)
+                .culprit(taskWait ? taskSite : busyWith >= 0 ? ev.rows("calls").orElseThrow().text(busyWith, "target")
+                        : guarded >= 0 && readers(waiter) ? Evidence.text(ev.rows("calls").orElseThrow(), guarded, "caller") : culprit)
                 .summary(weight + " on " + lock + " (" + kind + ", " + n.tag(Fmt.num(t.number(top, "events")), ref + "#" + top)
                         + (virtual ? " blocked threads in thread dumps a second apart" : " events") + ")"
                         + (handOff ? ", waiting for work handed to other threads" : "")
@@ -297,7 +298,7 @@ public final class LockContentionRule implements Rule {
                         + (cpuBound != null ? "; " + cpuBound : "")
                         + (ownerCall >= 0 && mapCall == null ? heldAcross(ev, ownerCall, n) : "")
                         + (work != null ? HeldWork.clause(work, n) : "")
-                        + (guarded >= 0 ? guardedClause(ev, guarded, culprit, n) : "")
+                        + (guarded >= 0 ? guardedClause(ev, guarded, culprit, readers(waiter), n) : "")
                         + (fair ? "; it is a fair lock, handed to the longest waiter at each release" + (handOver >= SHARE_WARN
                         ? ", and " + n.tag(Fmt.pct(handOver), ev.cpuRef()) + " of CPU samples park and wake threads to hand it over" : "") : "")
                         + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"
@@ -446,10 +447,13 @@ public final class LockContentionRule implements Rule {
      * run; -1 otherwise. A service outside the lab refreshed a token over HTTP inside a
      * ReentrantLock, and was told only to "take the lock off the per-request path".
      */
-    private static int guardedCall(Evidence ev, String culprit) {
+    private static int guardedCall(Evidence ev, String culprit, boolean readers) {
         String cls = classOf(culprit);
         if (cls == null || !Frames.isApplication(culprit)) return -1;
-        int row = costliestCall(ev, caller -> cls.equals(classOf(caller)));
+        // Readers do not exclude each other: what holds a reader is a writer, in another method of the class
+        // (a price list read under the read lock, reloaded under the write lock: the readers' own statement is not it).
+        String own = Frames.stripLine(culprit);
+        int row = costliestCall(ev, caller -> cls.equals(classOf(caller)) && !(readers && own.equals(Frames.stripLine(caller))));
         double wallMs = ev.observedSeconds() * 1000;
         return row >= 0 && wallMs > 0 && ev.rows("calls").orElseThrow().number(row, "totalMs") >= GUARDED_WALL_SHARE * wallMs ? row : -1;
     }
@@ -463,12 +467,24 @@ public final class LockContentionRule implements Rule {
     }
 
     /** "; no owner is recorded for a parked lock, but the same class makes http "GET …" (…): …". */
-    private static String guardedClause(Evidence ev, int row, String culprit, Numbers n) {
+    private static String guardedClause(Evidence ev, int row, String culprit, boolean readers, Numbers n) {
         Table t = ev.rows("calls").orElseThrow();
         double wall = t.number(row, "totalMs") / (ev.observedSeconds() * 1000);
         return "; a parked lock records no owner, but the class that takes it, " + Frames.shortName(classOf(culprit))
                 + ", makes " + call(ev, row, n) + " at " + Frames.stripLine(Evidence.text(t, row, "caller")) + ", in flight "
-                + n.tag(Fmt.pct(wall), "tables/calls#" + row) + " of the run's time: made with the lock held, each call stops every waiter";
+                + n.tag(Fmt.pct(wall), "tables/calls#" + row) + " of the run's time: "
+                + (readers ? "the waiters want the read lock, which waits only for a writer; made with the write lock held,"
+                + " each call stops every reader" : "made with the lock held, each call stops every waiter");
+    }
+
+    /** Waiters for a read lock ({@code ReentrantReadWriteLock}'s, {@code StampedLock}'s): they wait for a writer alone. */
+    static boolean readers(List<String> waiter) {
+        for (String f : waiter) {
+            if (f.startsWith("java.util.concurrent.locks.ReentrantReadWriteLock$ReadLock.")
+                    || f.startsWith("java.util.concurrent.locks.StampedLock.readLock")) return true;
+            if (!f.startsWith("java.")) return false;
+        }
+        return false;
     }
 
     static final String GUARDED_FIX = "Do not hold the lock across the call: make it outside the lock and publish the result"

@@ -32,6 +32,26 @@ class HeapLeakRuleTest {
         assertThat(f.fix()).contains("byte[] allocated at shop.Receipts.issue", "Do not size the heap up");
     }
 
+    /** Fewer than 10 samples still reachable name a site only when most of them agree, and never without the roots' search. */
+    @Test
+    void aFewReachableSamplesNameASiteOnlyWhenMostAgree() {
+        Finding agree = risingFloorWith(dir.resolve("few-agree"), Map.of("samples", 40, "paths", true, "rooted", 6),
+                row("site", "shop.Tags.count", "topClass", "byte[]", "samples", 30, "share", 0.75, "rooted", 4),
+                row("site", "shop.Other.x", "topClass", "byte[]", "samples", 10, "share", 0.25, "rooted", 2));
+        assertThat(agree.culprit()).isEqualTo("shop.Tags.count");
+        Finding split = risingFloorWith(dir.resolve("few-split"), Map.of("samples", 40, "paths", true, "rooted", 6),
+                row("site", "shop.Tags.count", "topClass", "byte[]", "samples", 20, "share", 0.5, "rooted", 2),
+                row("site", "shop.Other.x", "topClass", "byte[]", "samples", 10, "share", 0.25, "rooted", 2),
+                row("site", "shop.Third.y", "topClass", "byte[]", "samples", 10, "share", 0.25, "rooted", 2));
+        assertThat(split.culprit()).isEqualTo("objects kept past their request");
+        Finding fewer = risingFloorWith(dir.resolve("few-fewer"), Map.of("samples", 20, "paths", true, "rooted", 4),
+                row("site", "shop.Tags.count", "topClass", "byte[]", "samples", 20, "share", 1.0, "rooted", 4));
+        assertThat(fewer.culprit()).as("under 5 reachable samples").isEqualTo("objects kept past their request");
+        Finding unsearched = risingFloorWith(dir.resolve("few-unsearched"), Map.of("samples", 6),
+                row("site", "shop.Tags.count", "topClass", "byte[]", "samples", 6, "share", 1.0));
+        assertThat(unsearched.culprit()).as("survivors without the search").isEqualTo("objects kept past their request");
+    }
+
     /**
      * The same rising floor, but JFR searched the survivors' paths to GC roots and found none: the
      * rise is promoted garbage no old collection has reached yet (a stylesheet compiled per request,
