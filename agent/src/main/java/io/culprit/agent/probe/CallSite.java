@@ -17,33 +17,53 @@ final class CallSite {
      * query in a loop, the repository method and the loop); further up is the web framework.
      */
     static final int PATH = 2;
-    static final CallSite UNKNOWN = new CallSite("(unknown)", "(unknown)");
+    static final CallSite UNKNOWN = new CallSite("(unknown)", "(unknown)", false);
 
     final String caller;
     /** Up to {@link #PATH} frames of distinct classes, innermost first, joined by " ← ". */
     final String path;
+    /**
+     * Made by a scheduled task and not inside a request (a cache reloaded every 200 ms by
+     * {@code @Scheduled}): its time is no request's, though it shares their pool and database.
+     * Read from the first call's stack, as the rest of the site is.
+     */
+    final boolean background;
 
-    private CallSite(String caller, String path) {
+    private CallSite(String caller, String path, boolean background) {
         this.caller = caller;
         this.path = path;
+        this.background = background;
     }
 
     /** The call site of the dependency call running on this thread now. */
     static CallSite here() {
+        boolean[] scheduled = {false, false};  // {a scheduler's frame, a request's}
         List<String> app = WALKER.walk(frames -> {
             List<String> out = new ArrayList<>(PATH);
             String lastClass = null;
             for (StackWalker.StackFrame f : (Iterable<StackWalker.StackFrame>) frames::iterator) {
                 String c = f.getClassName();
-                if (skipped(c) || c.equals(lastClass) || jdbc(f.getDeclaringClass())) continue;
+                if (SCHEDULERS.contains(c)) scheduled[0] = true;
+                if (REQUEST_ENTRIES.contains(c)) scheduled[1] = true;
+                if (out.size() == PATH || skipped(c) || c.equals(lastClass) || jdbc(f.getDeclaringClass())) continue;
                 lastClass = c;
                 out.add(c + "." + f.getMethodName() + ":" + f.getLineNumber());
-                if (out.size() == PATH) break;
             }
             return out;
         });
-        return app.isEmpty() ? UNKNOWN : new CallSite(app.get(0), String.join(" ← ", app));
+        boolean background = scheduled[0] && !scheduled[1];
+        return app.isEmpty() ? (background ? new CallSite(UNKNOWN.caller, UNKNOWN.path, true) : UNKNOWN)
+                : new CallSite(app.get(0), String.join(" ← ", app), background);
     }
+
+    /** Classes whose frames run a scheduled task: the JDK's scheduled executors and Timer, Spring's and Quartz's jobs. */
+    static final java.util.Set<String> SCHEDULERS = java.util.Set.of(
+            "java.util.concurrent.ScheduledThreadPoolExecutor$ScheduledFutureTask", "java.util.TimerThread",
+            "org.springframework.scheduling.support.ScheduledMethodRunnable", "org.quartz.core.JobRunShell");
+    /** A request's entry into the server, which a task run inside one (CallerRuns, a request-scoped timer) still has below it. */
+    static final java.util.Set<String> REQUEST_ENTRIES = java.util.Set.of(
+            "org.apache.catalina.connector.CoyoteAdapter", "jakarta.servlet.http.HttpServlet", "javax.servlet.http.HttpServlet",
+            "org.eclipse.jetty.server.Server", "io.undertow.server.Connectors");
 
     /** {@code java.sql.Wrapper}, or null in a runtime image without the java.sql module. */
     private static final Class<?> WRAPPER = wrapper();

@@ -72,9 +72,12 @@ final class CallStats {
         r.put("heldMs", heldMs);
         r.put("eventLoopMs", eventLoopMs);
         r.put("poolWaitMs", poolWaitMs);
-        // Calls made outside any request (schedulers, startup) can push this above 1; it is a share of request time only when they run inside requests.
-        r.put("shareOfRequestTime", requestMs > 0 ? Math.min(1.0, totalMs / requestMs) : null);
-        r.put("perRequest", requests > 0 ? (double) count / requests : null);
+        // A scheduled task's calls are no request's: no share of request time, none per request. Other calls made
+        // outside requests (startup, a thread of the application's own) can still push this above 1.
+        boolean background = site.background;
+        if (background) r.put("background", true);
+        r.put("shareOfRequestTime", requestMs > 0 && !background ? Math.min(1.0, totalMs / requestMs) : null);
+        r.put("perRequest", requests > 0 && !background ? (double) count / requests : null);
         r.put("caller", site.caller);
         r.put("callPath", site.path);
         if (database != null && !database.isEmpty()) r.put("database", database);

@@ -47,6 +47,11 @@ public final class PoolSizeRule implements Rule {
                 + (measured ? " usage" : " (p50, an upper bound on usage)") + " = " + n.tag(Fmt.num(needed), usageRef)
                 + " connections busy on average, pool has " + n.tag(Fmt.num(size), "series/pools#dbTotal");
         Finding.Builder b = finding(Severity.OK).evidence("series/pools#dbTotal").evidence("series/requests#rps");
+        if (onlyScheduledSql(ev)) {
+            // The requests took no connection: their rate times a scheduled task's holds is no demand of theirs.
+            return b.summary("the requests made no SQL call: only scheduled tasks used the pool's connections, so Little's Law over"
+                    + " the requests does not size it.").build();
+        }
         if (util < RULED_OUT_UTILISATION) {
             return b.summary(law + ": the pool is not undersized.").numbers(n.refs()).build();
         }
@@ -99,5 +104,18 @@ public final class PoolSizeRule implements Rule {
                         + " or are shed before they hold a thread, a request and its memory each." : ""))
                 .confirm(ev.confirm("monitor " + DbPool.of(ev).acquire + " -c 5"))
                 .build();
+    }
+
+    /** SQL in {@code calls}, all of it from scheduled tasks (the agent's {@code background}). */
+    static boolean onlyScheduledSql(Evidence ev) {
+        Optional<io.culprit.model.Table> calls = ev.rows("calls");
+        if (calls.isEmpty()) return false;
+        boolean scheduled = false;
+        for (int i = 0; i < calls.get().rows().size(); i++) {
+            if (!"sql".equals(calls.get().text(i, "kind"))) continue;
+            if (!Boolean.parseBoolean(calls.get().text(i, "background"))) return false;
+            scheduled = true;
+        }
+        return scheduled;
     }
 }

@@ -56,9 +56,14 @@ public final class SlowCallsRule implements Rule {
         Table t = calls.get();
         int top = -1;
         double slowShare = 0;
-        int slowRows = 0;
+        int slowRows = 0, background = -1;
         for (int i = 0; i < t.rows().size(); i++) {
             if (!(t.number(i, "p99Ms") >= threshold(t.text(i, "kind")))) continue;
+            // A scheduled task's call is no request's wait: named apart, never the requests' slow call.
+            if (Boolean.parseBoolean(t.text(i, "background"))) {
+                if (background < 0 || t.number(i, "totalMs") > t.number(background, "totalMs")) background = i;
+                continue;
+            }
             slowRows++;
             double share = t.number(i, "shareOfRequestTime");
             if (Double.isFinite(share)) slowShare += share;
@@ -69,9 +74,13 @@ public final class SlowCallsRule implements Rule {
         if (top < 0) {
             int dominant = dominant(t);
             if (dominant >= 0) return dominantCall(ev, t, dominant);
-            return b.summary("no dependency call over its threshold (SQL " + Fmt.ms(SQL_SLOW_MS) + ", Redis "
+            return b.summary("no dependency call" + (background < 0 ? "" : " of a request") + " over its threshold (SQL " + Fmt.ms(SQL_SLOW_MS) + ", Redis "
                     + Fmt.ms(REDIS_SLOW_MS) + ", HTTP " + Fmt.ms(HTTP_SLOW_MS) + " at P99) across "
-                    + n.tag(String.valueOf(t.rows().size()), "tables/calls") + " call targets.").numbers(n.refs()).build();
+                    + n.tag(String.valueOf(t.rows().size()), "tables/calls") + " call targets"
+                    + (background < 0 ? "" : "; a scheduled task's " + t.text(background, "kind") + " "
+                    + quote(t.text(background, "target")) + " is over it outside any request (P99 "
+                    + n.tag(Fmt.ms(t.number(background, "p99Ms")), "tables/calls#" + background) + calledFrom(t, background) + ")")
+                    + ".").numbers(n.refs()).build();
         }
         double share = t.number(top, "shareOfRequestTime");
         Severity sev = slowShare >= SHARE_CRITICAL ? Severity.CRITICAL : slowShare >= SHARE_WARN ? Severity.WARN : Severity.INFO;

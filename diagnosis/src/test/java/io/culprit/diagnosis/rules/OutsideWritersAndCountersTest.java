@@ -22,7 +22,7 @@ class OutsideWritersAndCountersTest {
         Finding f = new LockContentionRule().evaluate(Fixtures.evidence("outside-rwlock-writer-reload"));
         assertThat(f.severity()).isEqualTo(Severity.WARN);
         assertThat(f.culprit()).isEqualTo("b8.App$PriceList.reload:123");
-        assertThat(f.summary()).contains("makes sql \"select avg(price)::float8 / ? from quotes where sku < ?\" (83 calls")
+        assertThat(f.summary()).contains("makes sql \"select avg(price)::float8 / ? from quotes where sku < ?\" (82 calls")
                 .contains("the waiters want the read lock, which waits only for a writer")
                 .doesNotContain("select price::float8 from quotes where id");
     }
@@ -38,5 +38,19 @@ class OutsideWritersAndCountersTest {
         assertThat(f.culprit()).isEqualTo("b8.App$Orders.order");
         assertThat(f.summary()).contains("of the 5 object samples still reachable at the end of the run were allocated under b8.App$Orders.order");
         assertThat(f.fix()).startsWith("Tag meters with a bounded set of values");
+    }
+
+    /**
+     * The fixed twin's only SQL is a scheduled reload (P99 ~240 ms): no request's wait, so neither
+     * a slow call of the requests nor Little's Law over their rate.
+     */
+    @Test
+    void aScheduledTasksSqlIsNoRequestsSlowCallAndSizesNoPool() {
+        var ev = Fixtures.evidence("outside-micrometer-counter-per-id-fixed");
+        Finding slow = new SlowCallsRule().evaluate(ev);
+        assertThat(slow.isProblem()).isFalse();
+        assertThat(slow.summary()).startsWith("no dependency call of a request over its threshold")
+                .contains("a scheduled task's sql \"select avg(price)::float8 / ? from quotes where sku < ?\" is over it outside any request");
+        assertThat(new PoolSizeRule().evaluate(ev).summary()).startsWith("the requests made no SQL call");
     }
 }
