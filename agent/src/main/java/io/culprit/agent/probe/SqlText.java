@@ -12,6 +12,15 @@ final class SqlText {
     private static final Pattern STRING = Pattern.compile("'(?:[^']|'')*'");
     private static final Pattern NUMBER = Pattern.compile("(?<![\\w.])-?\\d+(?:\\.\\d+)?(?![\\w.])");
     private static final Pattern SPACE = Pattern.compile("\\s+");
+    /**
+     * An IN list of placeholders, any length: {@code findAllById} or a named {@code :ids} expands to
+     * as many {@code ?} as the list has elements, and a cart of 3 and one of 40 are one statement
+     * (PostgreSQL 18's pg_stat_statements squashes such lists too). Split by length, a statement that
+     * took most of request time read as dozens of targets each too small to name.
+     */
+    private static final Pattern IN_LIST = Pattern.compile("(?i)\\b(in)\\s*\\(\\s*\\?(?:\\s*,\\s*\\?)*\\s*\\)");
+    /** The rows of a multi-row insert: the first row and "...". */
+    private static final Pattern ROWS = Pattern.compile("(\\(\\s*\\?(?:\\s*,\\s*\\?)*\\s*\\))(?:\\s*,\\s*\\1)+");
     private static final Pattern PATH_ID = Pattern.compile("/\\d+(?=/|$|\\?)");
     private static final int MAX = 400;
     /**
@@ -39,6 +48,8 @@ final class SqlText {
         String s = STRING.matcher(sql).replaceAll("?");
         s = NUMBER.matcher(s).replaceAll("?");
         s = SPACE.matcher(s).replaceAll(" ").trim();
+        s = IN_LIST.matcher(s).replaceAll("$1 (?, ...)");
+        s = ROWS.matcher(s).replaceAll("$1, ...");
         return s.length() > MAX ? s.substring(0, MAX) + "..." : s;
     }
 
