@@ -137,8 +137,7 @@ final class AppExecutors {
             Stats s = stats.get(i);
             if (s.windows == 0) continue;
             ThreadPoolExecutor e = seen.get(i);
-            java.util.concurrent.BlockingQueue<Runnable> q = e.getQueue();
-            long capacity = (long) q.remainingCapacity() + q.size();
+            long capacity = queueCapacity(e);
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("executor", name(e));
             r.put("threads", threadsAtMost(e));
@@ -189,10 +188,13 @@ final class AppExecutors {
      * a blind test's requests queued behind it for half their time unseen.
      */
     static int threadsAtMost(ThreadPoolExecutor e) {
+        return queueCapacity(e) >= Integer.MAX_VALUE ? Math.max(1, e.getCorePoolSize()) : e.getMaximumPoolSize();
+    }
+
+    /** The queue's capacity, not its room: a queue holding tasks has less room than an unbounded one. */
+    private static long queueCapacity(ThreadPoolExecutor e) {
         java.util.concurrent.BlockingQueue<Runnable> q = e.getQueue();
-        // The queue's capacity, not its room: a queue holding tasks has less room than an unbounded one.
-        long capacity = (long) q.remainingCapacity() + q.size();
-        return capacity >= Integer.MAX_VALUE ? Math.max(1, e.getCorePoolSize()) : e.getMaximumPoolSize();
+        return (long) q.remainingCapacity() + q.size();
     }
 
     /** Spring's thread-name prefix when the factory has one, else the factory's class and the pool's identity. */

@@ -264,9 +264,11 @@ public final class LockContentionRule implements Rule {
         // A monitor's owner busy in one call of its own (an fsync, a regex): the work the lock queues requests for.
         HeldWork.Work work = ownerCall < 0 && mapCall == null && !permits && !handOff && !checkout && !lookup && !queueFull
                 && !waitNotify && !owner.isEmpty() ? HeldWork.of(ev, culprit) : null;
+        // Waiters for a read lock wait for a writer alone: the guarded call is then another method's.
+        boolean readLock = readers(waiter);
         // A parked lock records no owner: a slow call the locking class makes is the likely critical section.
         int guarded = owner.isEmpty() && mapCall == null && !permits && !handOff && !checkout && !lookup && !queueFull && !waitNotify
-                ? guardedCall(ev, culprit, readers(waiter)) : -1;
+                ? guardedCall(ev, culprit, readLock) : -1;
         // A fair lock hands itself to the longest waiter, which must wake first: the CPU goes to the hand-overs.
         boolean fair = !permits && lock != null && lock.endsWith("$FairSync");
         double handOver = fair ? ev.cpuShare(LockContentionRule::handsOver) : Double.NaN;
@@ -280,7 +282,7 @@ public final class LockContentionRule implements Rule {
         // When the tasks' own wait is what the requests wait for, the fix goes where the tasks wait.
         return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10))
                 .culprit(taskWait ? taskSite : busyWith >= 0 ? ev.rows("calls").orElseThrow().text(busyWith, "target")
-                        : guarded >= 0 && readers(waiter) ? Evidence.text(ev.rows("calls").orElseThrow(), guarded, "caller") : culprit)
+                        : guarded >= 0 && readLock ? Evidence.text(ev.rows("calls").orElseThrow(), guarded, "caller") : culprit)
                 .summary(weight + " on " + lock + " (" + kind + ", " + n.tag(Fmt.num(t.number(top, "events")), ref + "#" + top)
                         + (virtual ? " blocked threads in thread dumps a second apart" : " events") + ")"
                         + (handOff ? ", waiting for work handed to other threads" : "")
@@ -298,7 +300,7 @@ public final class LockContentionRule implements Rule {
                         + (cpuBound != null ? "; " + cpuBound : "")
                         + (ownerCall >= 0 && mapCall == null ? heldAcross(ev, ownerCall, n) : "")
                         + (work != null ? HeldWork.clause(work, n) : "")
-                        + (guarded >= 0 ? guardedClause(ev, guarded, culprit, readers(waiter), n) : "")
+                        + (guarded >= 0 ? guardedClause(ev, guarded, culprit, readLock, n) : "")
                         + (fair ? "; it is a fair lock, handed to the longest waiter at each release" + (handOver >= SHARE_WARN
                         ? ", and " + n.tag(Fmt.pct(handOver), ev.cpuRef()) + " of CPU samples park and wake threads to hand it over" : "") : "")
                         + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"

@@ -113,7 +113,7 @@ public final class PoolSizeRule implements Rule {
         boolean scheduled = false;
         for (int i = 0; i < calls.get().rows().size(); i++) {
             if (!"sql".equals(calls.get().text(i, "kind"))) continue;
-            if (!Boolean.parseBoolean(calls.get().text(i, "background"))) return false;
+            if (!SlowCallsRule.background(calls.get(), i)) return false;
             scheduled = true;
         }
         return scheduled;

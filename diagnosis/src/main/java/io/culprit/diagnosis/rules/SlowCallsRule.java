@@ -60,7 +60,7 @@ public final class SlowCallsRule implements Rule {
         for (int i = 0; i < t.rows().size(); i++) {
             if (!(t.number(i, "p99Ms") >= threshold(t.text(i, "kind")))) continue;
             // A scheduled task's call is no request's wait: named apart, never the requests' slow call.
-            if (Boolean.parseBoolean(t.text(i, "background"))) {
+            if (background(t, i)) {
                 if (background < 0 || t.number(i, "totalMs") > t.number(background, "totalMs")) background = i;
                 continue;
             }
@@ -199,6 +199,11 @@ public final class SlowCallsRule implements Rule {
     }
 
     /** "; called from a.B.m:1 ← c.D.n:2" when the agent placed the call (calls.callPath / caller), else "". */
+    /** A {@code calls} row the agent marked {@code background}: first made by a scheduled task, outside any request. */
+    static boolean background(Table calls, int row) {
+        return Boolean.parseBoolean(calls.text(row, "background"));
+    }
+
     static String calledFrom(Table t, int row) {
         String path = Evidence.text(t, row, "callPath");
         String where = path.isEmpty() ? Evidence.text(t, row, "caller") : path;
