@@ -61,6 +61,30 @@ public final class TargetResolver {
         return false;
     }
 
+    /**
+     * The methods matching {@code methodPattern} that loaded classes outside the JDK declare
+     * themselves, in every weavable subtype of {@code base}: an interface's implementations, or the
+     * subclasses of a concrete JDK class ({@code java.util.LinkedHashMap}), which {@link #resolve}
+     * refuses as a pattern a user types. For the probes, which name their methods exactly.
+     */
+    public static List<MethodTarget> subtypes(Instrumentation inst, String base, String methodPattern) {
+        NamePattern mp = new NamePattern(methodPattern);
+        Class<?>[] loaded = inst.getAllLoadedClasses();
+        Class<?> root = null;
+        for (Class<?> c : loaded) {
+            if (c.getName().equals(base)) root = c;  // a same-named class in another loader would be a second root: rare, and then missed
+        }
+        List<MethodTarget> out = new ArrayList<>();
+        if (root == null) return out;
+        for (Class<?> c : loaded) {
+            if (c == root || c.isInterface() || isJdk(c.getName()) || !root.isAssignableFrom(c) || !weavable(inst, c)) continue;
+            for (ClassBytes.Method m : ClassBytes.methods(c)) {
+                if (m.concrete() && !m.isConstructor() && mp.matches(m.name)) out.add(new MethodTarget(c, m));
+            }
+        }
+        return out;
+    }
+
     public static List<MethodTarget> resolve(Instrumentation inst, String classPattern, String methodPattern,
                                              boolean includeJdk, boolean constructors) throws CommandException {
         NamePattern cp = new NamePattern(classPattern);

@@ -37,6 +37,15 @@ final class CallSite {
 
     /** The call site of the dependency call running on this thread now. */
     static CallSite here() {
+        return walk(f -> jdbc(f.getDeclaringClass()));
+    }
+
+    /** Where this thread called into {@code type}: its own frames and its supertypes' are passed over as the libraries' are. */
+    static CallSite outside(Class<?> type) {
+        return walk(f -> f.getDeclaringClass().isAssignableFrom(type));
+    }
+
+    private static CallSite walk(java.util.function.Predicate<StackWalker.StackFrame> passedOver) {
         boolean[] scheduled = {false, false};  // {a scheduler's frame, a request's}
         List<String> app = WALKER.walk(frames -> {
             List<String> out = new ArrayList<>(PATH);
@@ -45,7 +54,7 @@ final class CallSite {
                 String c = f.getClassName();
                 if (SCHEDULERS.contains(c)) scheduled[0] = true;
                 if (REQUEST_ENTRIES.contains(c)) scheduled[1] = true;
-                if (out.size() == PATH || skipped(c) || c.equals(lastClass) || jdbc(f.getDeclaringClass())) continue;
+                if (out.size() == PATH || skipped(c) || c.equals(lastClass) || passedOver.test(f)) continue;
                 lastClass = c;
                 out.add(c + "." + f.getMethodName() + ":" + f.getLineNumber());
             }

@@ -54,8 +54,8 @@ abstract class Hook extends Listener {
     }
 
     /**
-     * A hook on every loaded implementation of a JDK interface ({@code java.sql.Statement}) outside
-     * the JDK, on the methods named {@code names} that each class declares itself, less the
+     * A hook on every loaded implementation of a JDK interface ({@code java.sql.Statement}), or
+     * subclass of a JDK class ({@code java.util.LinkedHashMap}), outside the JDK, on the methods named {@code names} that each class declares itself, less the
      * classes under the {@code excluded} prefixes. Drivers and pools are many and their classes
      * load late, so {@link Probes} weaves the implementations it has not woven yet at every weave.
      * {@code pattern} is a name pattern that covers {@code names} (it bounds the resolver's search).
@@ -77,8 +77,8 @@ abstract class Hook extends Listener {
     List<MethodTarget> targets(Instrumentation inst) throws CommandException {
         List<MethodTarget> out = new ArrayList<>();
         if (family()) {
-            for (MethodTarget t : TargetResolver.resolve(inst, className, method, false, false)) {
-                if (t.type.isInterface() || !names.contains(t.method.name) || !t.method.descriptor.startsWith(descriptorPrefix)) continue;
+            for (MethodTarget t : TargetResolver.subtypes(inst, className, method)) {
+                if (!names.contains(t.method.name) || !t.method.descriptor.startsWith(descriptorPrefix)) continue;
                 if (excluded.stream().noneMatch(t.type.getName()::startsWith)) out.add(t);
             }
             return out;

@@ -85,6 +85,10 @@ public final class ProbeEvidence {
             caseFile.write(new Table("construction", CONSTRUCTION, p.construction.rows(p.requests.count()), meta));
             written.add("tables/construction");
         }
+        if (!p.lruMaps.isEmpty()) {
+            caseFile.write(new Table("lru-maps", LruMaps.COLUMNS, p.lruMaps.rows(p.requests.count()), meta));
+            written.add("tables/lru-maps");
+        }
         return written;
     }
 }

@@ -39,6 +39,7 @@ public final class Probes {
     final BeanProbe beans = new BeanProbe();
     final LoggingProbe logging = new LoggingProbe();
     final ConstructionProbe construction = new ConstructionProbe();
+    final LruMaps lruMaps = new LruMaps();
     /** Sampled once a window while the container runs requests on virtual threads. */
     final VirtualThreadLocks vthreadLocks = new VirtualThreadLocks(WINDOW_MS);
     final Windows windows = new Windows();
@@ -110,6 +111,7 @@ public final class Probes {
         hooks.addAll(beans.hooks());
         hooks.addAll(logging.hooks());
         hooks.addAll(construction.hooks());
+        hooks.add(lruMaps.hook());
         return hooks;
     }
 

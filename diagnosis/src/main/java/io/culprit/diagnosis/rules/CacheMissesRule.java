@@ -9,6 +9,7 @@ import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A cache that keeps missing: the CPU its loads take, read from the profile under the frame
@@ -54,6 +55,52 @@ public final class CacheMissesRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
+        Finding loaders = loaders(ev);
+        Optional<ThrashingLru> lru = ThrashingLru.of(ev);
+        if (lru.isEmpty() || lru.get().cost() < SHARE_WARN || loaders.score() >= lru.get().cost()) return loaders;
+        return thrashing(ev, lru.get());
+    }
+
+    /**
+     * A hand-made LRU map evicting on many requests, with what its misses cost under the method
+     * that fills it (see {@link ThrashingLru}). A service outside the lab kept 64 of 400 regions'
+     * tax rates in one: 84 % of its requests computed a rate again, and the verdict was cpu-hotspot
+     * on the BigDecimal arithmetic, true but not the cause; with 1,024 entries the arithmetic left
+     * the profile.
+     */
+    private Finding thrashing(Evidence ev, ThrashingLru lru) {
+        Numbers n = new Numbers();
+        String ref = "tables/lru-maps#" + lru.row;
+        String filler = Frames.stripLine(lru.filler);
+        String cost = lru.byCalls()
+                ? "; the calls " + filler + " makes to fill it (" + lru.call + ") take " + n.tag(Fmt.pct(lru.callShare), "tables/calls")
+                        + " of the requests' time."
+                : "; " + filler + " holds " + n.tag(Fmt.pct(lru.cpuShare), ev.cpuRef()) + " of the CPU samples.";
+        double share = lru.cost();
+        String mapName = lru.map.substring(lru.map.lastIndexOf('.') + 1);
+        return finding(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).evidence("tables/lru-maps")
+                .culprit(lru.filler)
+                .summary("the LRU map " + lru.map + " keeps " + n.tag(Fmt.num(lru.bound), ref) + " entries and threw one out on "
+                        + n.tag(Fmt.pct(Math.min(1, lru.perRequest)), ref) + (lru.perRequest > 1 ? " (more than one per request)" : "")
+                        + " of the requests (" + n.tag(Fmt.num(lru.evictions), ref) + " evictions): each eviction is a value that "
+                        + filler + ", which fills the map, computes again" + cost)
+                .explanation("A cache that holds the keys the requests use evicts almost nothing once warm. This one, a"
+                        + " LinkedHashMap bounded in removeEldestEntry, is smaller than its working set: an entry is thrown"
+                        + " out before it is asked for again, so nearly every request misses, computes the value again and"
+                        + " evicts another that a later request needs. The cost shows under the method that fills the map"
+                        + " (" + lru.fillPath + "), not under any cache frame, and reads as that computation being slow.")
+                .fix("Raise the bound of " + mapName + " above the number of keys in use (it keeps " + lru.bound + "; count the"
+                        + " distinct keys the traffic brings), or replace the map with a Caffeine cache (maximumSize,"
+                        + " recordStats()) whose hit rate its metrics show; a synchronized LinkedHashMap is also one lock for"
+                        + " every request. If the keys really are that many, make the value cheaper to compute or load them in bulk.")
+                .confirm(ev.confirm("monitor -c 5 " + lru.map + " removeEldestEntry") + ": calls per request are the misses")
+                .explains("cpu-hotspot").explains("cpu-saturation").explains("tail-latency")
+                .explains("slow-calls").explains("chatty-calls")
+                .numbers(n.refs())  // after the summary, which tags them
+                .build();
+    }
+
+    private Finding loaders(Evidence ev) {
         CpuProfile p = ProfileGate.enough(ev);
         if (p == null) return notAssessed(ProfileGate.missing(ev));
         CpuProfile loads = p.only(st -> Frames.anyStartsWith(st, LOADS));

@@ -1,0 +1,95 @@
+package io.culprit.agent.probe;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Hand-made LRU caches: the application's subclasses of {@code LinkedHashMap} that bound
+ * themselves in {@code removeEldestEntry}. The map calls it once per new key (a miss that was
+ * filled), and its answer says whether the eldest entry goes: so the hook counts a cache's fills
+ * and evictions without touching its lookups. A map evicting on most requests is smaller than the
+ * keys the requests use, and every eviction is a value computed again later; the profile and the
+ * calls say what computing one costs (diagnosis' cache-misses). The method that fills the map is
+ * found with one stack walk per class, at its first eviction.
+ */
+final class LruMaps {
+
+    static final String BASE = "java.util.LinkedHashMap";
+    static final List<String> COLUMNS = List.of("map", "bound", "inserts", "evictions", "evictionsPerRequest", "filler", "fillPath");
+    /**
+     * Frameworks' own subclasses, left unwoven: Spring's LinkedCaseInsensitiveMap bounds nothing
+     * but is called for every header of every request, and the rest are not caches of computed values.
+     */
+    static final List<String> FRAMEWORKS = List.of("org.springframework.", "org.apache.", "ch.qos.logback.", "com.fasterxml.",
+            "org.hibernate.", "io.netty.", "org.eclipse.", "io.undertow.", "com.zaxxer.", "org.h2.", "org.postgresql.",
+            "com.mysql.", "org.mariadb.", "kotlin.", "scala.", "groovy.", "org.yaml.", "io.micrometer.");
+
+    /** One map class's counts: the JVM's maps of that class together. */
+    static final class Stats {
+        final String map;
+        final LongAdder inserts = new LongAdder();
+        final LongAdder evictions = new LongAdder();
+        /** The largest size the map was trimmed back to; -1 before its first eviction. Racy max: a bound is one number. */
+        volatile int bound = -1;
+        volatile CallSite filler;
+
+        Stats(String map) {
+            this.map = map;
+        }
+    }
+
+    private final ConcurrentHashMap<Class<?>, Stats> byClass = new ConcurrentHashMap<>();
+
+    Hook hook() {
+        return new Hook(BASE, "removeEldestEntry", Set.of("removeEldestEntry"), "(Ljava/util/Map$Entry;)Z",
+                Hook.EXIT | Hook.SELF | Hook.RETURNED, FRAMEWORKS) {
+            @Override
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                if (self instanceof Map) record((Map<?, ?>) self, Boolean.TRUE.equals(returned));
+            }
+        };
+    }
+
+    /** One new key in {@code map}; {@code evicted} when its eldest entry goes for it. */
+    void record(Map<?, ?> map, boolean evicted) {
+        Class<?> c = map.getClass();
+        Stats s = byClass.get(c);
+        if (s == null) s = byClass.computeIfAbsent(c, k -> new Stats(k.getName()));
+        s.inserts.increment();
+        if (!evicted) return;
+        s.evictions.increment();
+        int bound = map.size() - 1;  // the new entry is in; the eldest leaves after this returns
+        if (bound > s.bound) s.bound = bound;
+        if (s.filler == null) s.filler = CallSite.outside(c);
+    }
+
+    /** Rows of table {@code lru-maps}, most evictions first. */
+    List<Map<String, Object>> rows(long requests) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Stats s : byClass.values()) {
+            long evictions = s.evictions.sum();
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("map", s.map);
+            r.put("bound", s.bound < 0 ? null : s.bound);
+            r.put("inserts", s.inserts.sum());
+            r.put("evictions", evictions);
+            r.put("evictionsPerRequest", requests > 0 ? (double) evictions / requests : null);
+            CallSite f = s.filler;
+            r.put("filler", f == null ? null : f.caller);
+            r.put("fillPath", f == null ? null : f.path);
+            rows.add(r);
+        }
+        rows.sort(Comparator.comparingLong((Map<String, Object> r) -> (Long) r.get("evictions")).reversed());
+        return rows;
+    }
+
+    boolean isEmpty() {
+        return byClass.isEmpty();
+    }
+}

@@ -1,0 +1,52 @@
+package io.culprit.agent.probe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import example.shop.RegionRates;
+import io.culprit.agent.instrument.Instrumenter;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** An application's LRU LinkedHashMap, woven through its removeEldestEntry: fills, evictions, bound and the method that fills it. */
+class LruMapsTest {
+
+    @AfterEach
+    void reset() {
+        Instrumenter.resetAll();
+        Probes.stop();
+    }
+
+    @Test
+    void aMapSmallerThanItsKeysCountsAnEvictionPerNewKeyAndNamesItsFiller() throws Exception {
+        new RegionRates(1).rate("loaded");  // the map's class is loaded before the weave, as in a running service
+        Probes p = Probes.ensure(ProbeContext.INST);
+        RegionRates small = new RegionRates(64);
+        for (int i = 0; i < 1_000; i++) small.rate("r-" + (i * 7919 % 400));  // 400 keys, visited in a scattered order
+        RegionRates large = new RegionRates(1_024);
+        for (int i = 0; i < 1_000; i++) large.rate("r-" + (i % 400));
+
+        List<Map<String, Object>> rows = p.lruMaps.rows(2_000);
+        assertThat(rows).hasSize(1);  // both instances are one class
+        Map<String, Object> row = rows.get(0);
+        assertThat((String) row.get("map")).startsWith(RegionRates.class.getName() + "$");
+        assertThat(row).containsEntry("bound", 64);
+        long inserts = (Long) row.get("inserts");
+        long evictions = (Long) row.get("evictions");
+        assertThat(inserts).as("every miss fills: the small map misses on every call (a key recurs 400 calls later), the large once per key")
+                .isEqualTo(1_000 + 400);
+        assertThat(evictions).as("the small map evicts for all but its first 64 fills; the large never").isEqualTo(1_000 - 64);
+        assertThat((String) row.get("filler")).startsWith(RegionRates.class.getName() + ".rate:");
+        assertThat((double) row.get("evictionsPerRequest")).isEqualTo(evictions / 2_000.0);
+    }
+
+    @Test
+    void frameworksMapsAreNotWoven() throws Exception {
+        org.springframework.util.LinkedCaseInsensitiveMap<String> headers = new org.springframework.util.LinkedCaseInsensitiveMap<>();
+        headers.put("Accept", "*/*");
+        Probes p = Probes.ensure(ProbeContext.INST);
+        for (int i = 0; i < 100; i++) headers.put("X-" + i, "v");
+        assertThat(p.lruMaps.isEmpty()).isTrue();
+    }
+}

@@ -1,0 +1,89 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Frames;
+import io.culprit.model.Table;
+import java.util.Optional;
+
+/**
+ * A hand-made LRU cache (a {@code LinkedHashMap} bounded in {@code removeEldestEntry}) that throws
+ * out entries on a large share of the requests, read from table {@code lru-maps}: every eviction
+ * is a value computed again, and a cache that is smaller than the keys in use computes on most
+ * requests. Nothing in the profile names such a cache (its lookups return null, and the caller
+ * computes and puts), so what its misses cost is read under the method that fills it: the CPU
+ * samples with that method on the stack, and the dependency calls it makes. A cache that evicts
+ * a few entries while holding the requests' working set costs next to nothing there.
+ */
+final class ThrashingLru {
+
+    /** Evictions per request below which a bounded map is keeping its working set. */
+    static final double MIN_PER_REQUEST = 0.05;
+
+    final int row;
+    final String map;
+    final String filler;
+    final String fillPath;
+    final long bound, evictions;
+    final double perRequest;
+    /** Share of the CPU samples with the filler on the stack; NaN without a profile. */
+    final double cpuShare;
+    /** Share of the requests' time in dependency calls made by the filler. */
+    final double callShare;
+    final String call;
+
+    private ThrashingLru(Table t, int row, double perRequest, double cpuShare, double callShare, String call) {
+        this.row = row;
+        this.map = t.text(row, "map");
+        this.filler = t.text(row, "filler");
+        this.fillPath = t.text(row, "fillPath");
+        this.bound = (long) t.number(row, "bound");
+        this.evictions = (long) t.number(row, "evictions");
+        this.perRequest = perRequest;
+        this.cpuShare = cpuShare;
+        this.callShare = callShare;
+        this.call = call;
+    }
+
+    /** What the misses cost: the larger of the filler's CPU share and its calls' share of request time. */
+    double cost() {
+        return Math.max(Double.isNaN(cpuShare) ? 0 : cpuShare, callShare);
+    }
+
+    boolean byCalls() {
+        return callShare > (Double.isNaN(cpuShare) ? 0 : cpuShare);
+    }
+
+    /** The map evicting on the most requests, once that is at least {@link #MIN_PER_REQUEST}, with what its filler costs. */
+    static Optional<ThrashingLru> of(Evidence ev) {
+        Optional<Table> rows = ev.rows("lru-maps");
+        double requests = ev.requestCount();
+        if (rows.isEmpty() || !(requests > 0)) return Optional.empty();
+        Table t = rows.get();
+        ThrashingLru best = null;
+        for (int i = 0; i < t.rows().size(); i++) {
+            String filler = t.text(i, "filler");
+            double perRequest = t.number(i, "evictions") / requests;
+            if (filler == null || !(perRequest >= MIN_PER_REQUEST)) continue;
+            String method = Frames.stripLine(filler);
+            double cpu = ev.cpuShare(f -> Frames.stripLine(f).equals(method));
+            double callShare = 0;
+            String call = null;
+            double top = 0;
+            for (Table calls : ev.rows("calls").stream().toList()) {
+                for (int c = 0; c < calls.rows().size(); c++) {
+                    String caller = calls.text(c, "caller");
+                    double share = calls.number(c, "shareOfRequestTime");
+                    if (caller == null || !Frames.stripLine(caller).equals(method) || !(share > 0)) continue;
+                    callShare += share;
+                    if (share > top) {
+                        top = share;
+                        call = calls.text(c, "kind") + " " + calls.text(c, "target");
+                    }
+                }
+            }
+            ThrashingLru candidate = new ThrashingLru(t, i, perRequest, cpu, callShare, call);
+            if (best == null || candidate.cost() > best.cost()) best = candidate;
+        }
+        return Optional.ofNullable(best);
+    }
+}
