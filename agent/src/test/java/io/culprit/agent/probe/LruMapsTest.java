@@ -39,6 +39,8 @@ class LruMapsTest {
         assertThat(evictions).as("the small map evicts for all but its first 64 fills; the large never").isEqualTo(1_000 - 64);
         assertThat((String) row.get("filler")).startsWith(RegionRates.class.getName() + ".rate:");
         assertThat((double) row.get("evictionsPerRequest")).isEqualTo(evictions / 2_000.0);
+        assertThat(ProbeContext.run(new CachesCommand(), false).text())
+                .containsPattern("RegionRates\\$1\\s+64\\s+1400\\s+936\\s+\\S+\\s+example\\.shop\\.RegionRates\\.rate:");
     }
 
     @Test

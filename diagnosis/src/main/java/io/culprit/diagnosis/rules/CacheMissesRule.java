@@ -55,10 +55,20 @@ public final class CacheMissesRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
-        Finding loaders = loaders(ev);
         Optional<ThrashingLru> lru = ThrashingLru.of(ev);
+        Finding loaders = loaders(ev, lruNote(ev, lru));
         if (lru.isEmpty() || lru.get().cost() < SHARE_WARN || loaders.score() >= lru.get().cost()) return loaders;
         return thrashing(ev, lru.get());
+    }
+
+    /** What the hand-made LRU maps did, for a summary that rules them out; empty without table {@code lru-maps}. */
+    private static String lruNote(Evidence ev, Optional<ThrashingLru> lru) {
+        if (ev.rows("lru-maps").isEmpty()) return "";
+        if (lru.isEmpty()) return " The application's LRU maps evicted on fewer than " + Fmt.pct(ThrashingLru.MIN_PER_REQUEST)
+                + " of the requests.";
+        ThrashingLru l = lru.get();
+        return " The LRU map " + l.map + " evicted on " + Fmt.pct(Math.min(1, l.perRequest)) + " of the requests, but what "
+                + Frames.stripLine(l.filler) + " does to fill it costs " + Fmt.pct(l.cost()) + ": too little to matter.";
     }
 
     /**
@@ -100,13 +110,13 @@ public final class CacheMissesRule implements Rule {
                 .build();
     }
 
-    private Finding loaders(Evidence ev) {
+    private Finding loaders(Evidence ev, String lruNote) {
         CpuProfile p = ProfileGate.enough(ev);
         if (p == null) return notAssessed(ProfileGate.missing(ev));
         CpuProfile loads = p.only(st -> Frames.anyStartsWith(st, LOADS));
         Finding.Builder b = finding(Severity.OK).evidence("profiles/cpu.collapsed");
         Map.Entry<String, Long> loader = CpuHotspotRule.top(loads.sumBy(CacheMissesRule::loader));
-        if (loader == null) return b.summary("no cache loaded values on the CPU in the profile.").build();
+        if (loader == null) return b.summary("no cache loaded values on the CPU in the profile." + lruNote).build();
         double share = (double) loads.samples() / p.samples();
         long evictions = p.only(st -> Frames.anyStartsWith(st, EVICTIONS)).samples();
         boolean evicting = evictions >= EVICT_SAMPLES;
@@ -119,7 +129,7 @@ public final class CacheMissesRule implements Rule {
         String what = "a cache ran its loader " + Frames.stripLine(loader.getKey()) + " on " + n.tag(Fmt.pct(share), ref)
                 + " of the CPU samples" + (caller == null ? "" : " (the cache read at " + Frames.stripLine(caller) + ")")
                 + (evicting ? ", and evicted entries on " + n.tag(Fmt.pct(evict), ref) + " more" : "");
-        if (share < SHARE_WARN) return b.summary(what + ": too small a share to matter.").numbers(n.refs()).build();
+        if (share < SHARE_WARN) return b.summary(what + ": too small a share to matter." + lruNote).numbers(n.refs()).build();
         // Spring's default cache keeps every entry for ever: a miss there is a key never seen before.
         boolean unbounded = !evicting && p.only(st -> Frames.anyStartsWith(st, UNBOUNDED)).samples() > 0;
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).numbers(n.refs())

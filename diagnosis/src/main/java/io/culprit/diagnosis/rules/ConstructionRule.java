@@ -90,41 +90,50 @@ public final class ConstructionRule implements Rule {
      * classes): each {@code newInstance} finds its implementation through system properties, a
      * properties file and the service loader's scan of every jar, then builds a new factory. A
      * service that built two XML factories per request spent 15 % of its CPU there and read "no
-     * costly type constructed".
+     * costly type constructed". Bean Validation's bootstrap is the same kind of look-up (its
+     * provider through the service loader) and builds every constraint's metadata again: a
+     * ValidatorFactory built per request took 58 % of a service's CPU.
      */
-    static final Set<String> JDK_FACTORIES = Set.of("javax.xml.parsers.DocumentBuilderFactory.newInstance",
+    static final Set<String> FACTORIES = Set.of("javax.xml.parsers.DocumentBuilderFactory.newInstance",
             "javax.xml.parsers.SAXParserFactory.newInstance", "javax.xml.transform.TransformerFactory.newInstance",
             "javax.xml.stream.XMLInputFactory.newInstance", "javax.xml.stream.XMLInputFactory.newFactory",
             "javax.xml.stream.XMLOutputFactory.newInstance", "javax.xml.stream.XMLOutputFactory.newFactory",
             "javax.xml.xpath.XPathFactory.newInstance", "javax.xml.validation.SchemaFactory.newInstance",
             "javax.xml.datatype.DatatypeFactory.newInstance", "jakarta.xml.bind.JAXBContext.newInstance",
-            "javax.xml.bind.JAXBContext.newInstance", "javax.script.ScriptEngineManager.<init>");
+            "javax.xml.bind.JAXBContext.newInstance", "javax.script.ScriptEngineManager.<init>",
+            "jakarta.validation.Validation.buildDefaultValidatorFactory", "javax.validation.Validation.buildDefaultValidatorFactory",
+            "jakarta.validation.Validation$GenericBootstrapImpl.configure", "javax.validation.Validation$GenericBootstrapImpl.configure");
     /** A tenth of the CPU in factory look-ups after warm-up: they run on the hot path. */
     static final double FACTORY_SHARE_WARN = 0.1;
 
     private Optional<Finding> fromFactoryProfile(Evidence ev) {
         Optional<CpuProfile> profile = ev.cpuProfileIfAny();
         if (profile.isEmpty()) return Optional.empty();
-        double share = ev.cpuShare(ConstructionRule::isJdkFactory);
+        double share = ev.cpuShare(ConstructionRule::isFactory);
         if (!(share >= FACTORY_SHARE_WARN)) return Optional.empty();
         // One pass: each sample counts for the first factory look-up on its stack.
         String top = profile.get().sumBy(stack -> {
-            for (String f : stack) if (isJdkFactory(f)) return Frames.stripLine(f);
+            for (String f : stack) if (isFactory(f)) return Frames.stripLine(f);
             return null;
         }).entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElseThrow();
         String type = top.substring(0, top.lastIndexOf('.'));
-        String caller = ev.cpuCaller(ConstructionRule::isJdkFactory);
+        String caller = ev.cpuCaller(ConstructionRule::isFactory);
         Numbers n = new Numbers();
-        return Optional.of(describe(ev, type, caller == null ? "" : caller, share).evidence(ev.cpuRef())
-                .summary(n.tag(Fmt.pct(share), ev.cpuRef()) + " of CPU samples create JDK factories (most "
+        Finding.Builder b = describe(ev, type, caller == null ? "" : caller, share);
+        // The look-ups' service-loader scans are the class loading the lookups rule sees: when most of them run here, this is their cause.
+        CpuProfile lookups = profile.get().only(st -> java.util.Arrays.stream(st).anyMatch(Frames::isLookup));
+        if (lookups.samples() > 0 && lookups.only(st -> java.util.Arrays.stream(st).anyMatch(ConstructionRule::isFactory)).samples()
+                >= lookups.samples() / 2.0) b.explains("hot-path-classloading");
+        return Optional.of(b.evidence(ev.cpuRef())
+                .summary(n.tag(Fmt.pct(share), ev.cpuRef()) + " of CPU samples create factories (most "
                         + Frames.shortName(top) + ")" + (caller == null ? "" : ", called from " + caller)
                         + ": each call looks up the implementation, with a service-loader scan of every jar, and builds a new"
                         + " factory; share it (the factories are thread-safe once configured).")
                 .numbers(n.refs()).build());
     }
 
-    private static boolean isJdkFactory(String frame) {
-        return JDK_FACTORIES.contains(Frames.stripLine(frame));
+    private static boolean isFactory(String frame) {
+        return FACTORIES.contains(Frames.stripLine(frame));
     }
 
     // Stacks are top frame first: the deepest (outermost) non-JDK constructor is the object being
