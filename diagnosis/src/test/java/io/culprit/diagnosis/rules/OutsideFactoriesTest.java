@@ -27,7 +27,7 @@ class OutsideFactoriesTest {
         assertThat(f.explains()).contains("hot-path-classloading", "caught-exceptions");
         Finding orm = new OrmCpuRule().evaluate(ev);
         assertThat(orm.isProblem()).isFalse();
-        assertThat(orm.summary()).isEqualTo("Hibernate's own work (no JDBC driver below it) in 0 % of CPU samples.");
+        assertThat(orm.summary()).isEqualTo("the ORM's own work (Hibernate's, MyBatis's; no JDBC driver below it) in 0 % of CPU samples.");
         assertThat(new ConstructionRule().evaluate(Fixtures.evidence("outside-validator-factory-per-request-fixed")).isProblem()).isFalse();
     }
 
