@@ -40,7 +40,8 @@ public final class Frames {
         "org.liquibase.", "liquibase.", "org.xml.", "org.w3c.", "org.json.", "org.objectweb.", "groovy.", "org.codehaus.",
         "rx.", "io.reactivex.", "com.rabbitmq.", "com.mongodb.", "org.bson.", "io.nats.", "co.elastic.", "org.elasticsearch.",
         "org.opensearch.", "com.datastax.", "software.amazon.", "com.amazonaws.", "io.confluent.", "com.hazelcast.",
-        "org.infinispan.", "net.spy.memcached.", "com.couchbase.", "org.neo4j.", "io.r2dbc."
+        "org.infinispan.", "net.spy.memcached.", "com.couchbase.", "org.neo4j.", "io.r2dbc.",
+        "com.github.pagehelper.", "com.baomidou.", "tk.mybatis.", "com.alibaba."
     };
 
     private Frames() { }

@@ -24,6 +24,7 @@ public final class ClientLibraries {
     private static final String[] DATA_ACCESS = {
         "com.zaxxer.", "org.apache.commons.dbcp2.", "org.apache.commons.pool2.", "org.apache.tomcat.jdbc.", "com.alibaba.druid.",
         "oracle.ucp.", "com.jolbox.", "org.vibur.", "org.springframework.", "org.hibernate.", "org.jooq.", "org.mybatis.", "org.apache.ibatis.",
+        "com.github.pagehelper.", "com.baomidou.mybatisplus.", "tk.mybatis.",
         "jakarta.persistence.", "org.jdbi.", "com.querydsl.", "io.ebean.", "com.p6spy.", "net.ttddyy.", "io.micrometer.", "io.opentelemetry."
     };
     /** The JDBC methods culprit's SQL probe times, in every driver's statements (see {@link #isProbed}). */

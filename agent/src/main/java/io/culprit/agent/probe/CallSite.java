@@ -90,14 +90,22 @@ final class CallSite {
     }
 
     /**
-     * The JDK, culprit's own agent, and the libraries between the application and the dependency;
+     * The JDK, Jakarta EE's APIs, culprit's own agent, the libraries between the application and the
+     * dependency, and the servlet containers;
      * in {@link #here} also every JDBC implementation ({@code java.sql.Wrapper}: connections,
      * statements, result sets), whichever pool or driver it is, as the SQL probe weaves them all.
      */
     static boolean skipped(String className) {
-        return className.startsWith("java.") || className.startsWith("javax.") || className.startsWith("jdk.")
+        return className.startsWith("java.") || className.startsWith("javax.") || className.startsWith("jakarta.") || className.startsWith("jdk.")
                 || className.startsWith("sun.") || className.startsWith("com.sun.")
                 || className.startsWith("io.culprit.agent.") || className.startsWith("io.culprit.bootstrap.")
-                || className.startsWith("io.culprit.jfr.") || ClientLibraries.isClient(className);
+                || className.startsWith("io.culprit.jfr.") || ClientLibraries.isClient(className) || server(className);
+    }
+
+    /** The servers' own frames, below a controller that calls a client directly: not a call site's caller. */
+    private static boolean server(String className) {
+        return className.startsWith("org.apache.catalina.") || className.startsWith("org.apache.coyote.")
+                || className.startsWith("org.apache.tomcat.") || className.startsWith("org.eclipse.jetty.")
+                || className.startsWith("io.undertow.");
     }
 }

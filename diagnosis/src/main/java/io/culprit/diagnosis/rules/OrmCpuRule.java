@@ -116,7 +116,8 @@ public final class OrmCpuRule implements Rule {
         boolean auto = autoFlush >= SHARE_WARN && autoFlush >= flushShare;
         if (auto) b.explains("chatty-calls").explains("pool-size").explains("pool-starvation");
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(site == null ? "Hibernate" : site)
-                .summary(name + "'s own work holds " + n.tag(Fmt.pct(share), ref) + " of CPU samples, most of it "
+                .summary(name + "'s own work holds " + n.tag(Fmt.pct(share), ref) + " of CPU samples, "
+                        + (phase == null || phase.getValue() * 2 >= orm.samples() ? "most of it " : "the largest known part ")
                         + (mybatis && ph == Phase.HYDRATE ? MYBATIS_WHAT : ph.what)
                         + (phase == null ? "" : " (" + n.tag(Fmt.pct((double) phase.getValue() / p.samples()), ref) + ")")
                         + (ph != Phase.FLUSH && flushShare >= 0.05 ? ", and " + n.tag(Fmt.pct(flushShare), ref) + " dirty-checking at flush" : "")

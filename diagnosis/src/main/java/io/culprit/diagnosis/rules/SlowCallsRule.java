@@ -100,7 +100,7 @@ public final class SlowCallsRule implements Rule {
                 .explanation("Request threads wait on this dependency; throughput is capped at threads ÷ call time."
                         + " If the process is CPU-saturated, call times include client-side CPU wait: fix that first.")
                 .fix(!herd.isEmpty() ? Stampede.FIX : reply.fix() != null ? reply.fix()
-                        : or(CallShape.fix(kind, target, ev.database()), "Make the call cheaper (index, smaller result, batching, caching) or take it off"
+                        : or(CallShape.fix(ev, kind, target), "Make the call cheaper (index, smaller result, batching, caching) or take it off"
                         + " the request path; check the dependency's own timing to split network, server and client time."))
                 .confirm(withDatabase(ev, ev.confirm("trace " + traceTarget(t, top) + " '#cost > " + (long) threshold(kind) + "'"), kind, target))
                 .explains(ObjectPoolRule.busyWithOwnCalls(ev, kind) ? "object-pool" : "pool-starvation")
@@ -152,7 +152,7 @@ public final class SlowCallsRule implements Rule {
                 .explanation("Each call passes for normal on its own, but the requests do little else: their latency is"
                         + " this dependency's, and each request thread serves at most one request per call time.")
                 .fix(reply.fix() != null ? reply.fix()
-                        : or(CallShape.fix(kind, target, ev.database()), "Speed up or cache the dependency's answer, batch calls across requests, make"
+                        : or(CallShape.fix(ev, kind, target), "Speed up or cache the dependency's answer, batch calls across requests, make"
                         + " the call concurrently with the request's other work, or take it off the request path. If the dependency"
                         + " cannot answer faster, neither can this service."))
                 .confirm(withDatabase(ev, ev.confirm("trace " + traceTarget(t, row) + " '#cost > " + (long) (t.number(row, "p99Ms") / 2) + "'"),
