@@ -70,6 +70,8 @@ public final class ChattyCallsRule implements Rule {
         // CPU under the call site's method is the whole loop body, which the fix removes.
         String method = located ? Frames.stripLine(caller) : null;
         double cpu = located ? ev.cpuShare(f -> Frames.stripLine(f).equals(method)) : Double.NaN;
+        boolean nested = located && ev.cpuProfileIfAny()
+                .map(p -> p.only(st -> Frames.hasMethod(st, method) && Frames.anyStartsWith(st, MYBATIS_NESTED)).samples() > 0).orElse(false);
         double cost = Math.max(finite(share), finite(cpu));
         Severity sev = cost >= SHARE_CRITICAL ? Severity.CRITICAL : cost >= SHARE_WARN ? Severity.WARN : Severity.INFO;
         double count = t.number(top, "count");
@@ -81,6 +83,8 @@ public final class ChattyCallsRule implements Rule {
                         + SlowCallsRule.calledFrom(t, top)
                         + (lazy != null ? "; each is a lazy load of " + lazy[0] + ", a Hibernate proxy that " + lazy[1]
                         + "() initialises, at " + lazy[2] : "")
+                        + (nested ? "; each is MyBatis's nested select for one row of a list (a resultMap's association or"
+                        + " collection with select=)" : "")
                         + (cpu > 0 ? ", under which " + n.tag(Fmt.pct(cpu), ev.cpuRef()) + " of CPU samples run" : "") + ".")
                 .numbers(n.refs())
                 .explanation("Each call is quick, so no slow-call threshold fires, but the request makes it once per item:"
@@ -89,7 +93,7 @@ public final class ChattyCallsRule implements Rule {
                 .fix(lazy != null ? "The association to " + lazy[0] + " is LAZY and read for every item: fetch it with the query"
                         + " that loads the list (JOIN FETCH, @EntityGraph), or batch the loads (@BatchSize on the association,"
                         + " hibernate.default_batch_fetch_size), or select only the columns the response needs (a DTO projection)."
-                        : fix(kind, target) + slowEach(ev, kind, target, meanMs))
+                        : nested ? MYBATIS_NESTED_FIX : fix(kind, target) + slowEach(ev, kind, target, meanMs))
                 .confirm(ev.confirm(confirm(located ? (path.isEmpty() ? caller : path) : null)));
         // Each lazy load also builds its entity: the ORM's CPU is this loop's.
         if (lazy != null) b.explains("orm-cpu");
@@ -99,6 +103,15 @@ public final class ChattyCallsRule implements Rule {
         }
         return b.build();
     }
+
+    /** Where MyBatis runs a resultMap's nested select for a row: eagerly while mapping the list, or lazily at first access. */
+    static final String[] MYBATIS_NESTED = {"org.apache.ibatis.executor.resultset.DefaultResultSetHandler.getNestedQueryMappingValue",
+        "org.apache.ibatis.executor.resultset.DefaultResultSetHandler.getNestedQueryConstructorValue",
+        "org.apache.ibatis.executor.loader.ResultLoaderMap$LoadPair.load"};
+    static final String MYBATIS_NESTED_FIX = "The resultMap loads the association with its own select for every row: map it from"
+            + " the list's query instead (a join, with a nested resultMap and no select=, or an aggregate joined in), or"
+            + " load all the rows' associations in one IN query; fetchType=\"lazy\" only defers the same loop to the first"
+            + " access, and MyBatis's local cache helps only when rows share a key.";
 
     /**
      * A call site inside a Hibernate entity proxy ({@code a.Customer$HibernateProxy.getName}): each

@@ -200,7 +200,7 @@ public final class DbRowLockRule implements Rule {
         Severity sev = (direct || across >= 0) && share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN;
         return b.severity(sev).score(direct ? share : share * 0.8).culprit(caller).evidence("tables/db-waits#" + top)
                 .summary("requests spend " + n.tag(Fmt.pct(share), "tables/db-waits") + " of their time blocked in " + t.text(top, "method")
-                        + " called from " + caller + " (" + n.tag(Fmt.num(t.number(top, "events")), "tables/db-waits#" + top) + " waits, "
+                        + (caller.isEmpty() || "null".equals(caller) ? "" : " called from " + caller) + " (" + n.tag(Fmt.num(t.number(top, "events")), "tables/db-waits#" + top) + " waits, "
                         + n.tag(Fmt.ms(t.number(top, "waitMs")), "tables/db-waits#" + top) + ")"
                         + (direct ? ", waiting in the database's lock code (" + lockFrame + ")"
                         : ": likely a row lock held by another transaction (the wait is on the server)")
@@ -229,17 +229,19 @@ public final class DbRowLockRule implements Rule {
      * Whether every SQL statement {@code caller} made (table {@code calls}) is a plain read, which
      * takes no row lock: {@code execute()} runs any statement, and MyBatis runs its selects through
      * it. A service outside the lab reading 750 rows per request through a mapper read "likely a
-     * row lock held by another transaction" for the time its select took to arrive. False when the
-     * caller's statements are unknown.
+     * row lock held by another transaction" for the time its select took to arrive. Without a caller
+     * (a stack cut before the application's frame), every statement in {@code calls} is weighed. False
+     * when the statements are unknown.
      */
     static boolean readsOnly(String caller, Optional<Table> calls) {
-        if (caller.isEmpty() || calls.isEmpty()) return false;
+        if (calls.isEmpty()) return false;
         Table t = calls.get();
-        String method = Frames.stripLine(caller);
+        // A stack cut before the application's frame (MyBatis's nested selects run deep) names no caller: then every statement counts.
+        String method = caller.isEmpty() || "null".equals(caller) ? null : Frames.stripLine(caller);
         boolean seen = false;
         for (int i = 0; i < t.rows().size(); i++) {
             String site = Evidence.text(t, i, "caller");
-            if (!"sql".equalsIgnoreCase(t.text(i, "kind")) || site.isEmpty() || !Frames.stripLine(site).equals(method)) continue;
+            if (!"sql".equalsIgnoreCase(t.text(i, "kind")) || method != null && (site.isEmpty() || !Frames.stripLine(site).equals(method))) continue;
             String sql = String.valueOf(t.text(i, "target")).toLowerCase(Locale.ROOT).trim();
             if (!sql.startsWith("select") || LOCKING.matcher(sql).find()) return false;
             seen = true;

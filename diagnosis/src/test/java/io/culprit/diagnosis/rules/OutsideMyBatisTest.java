@@ -39,6 +39,19 @@ class OutsideMyBatisTest {
     }
 
     @Test
+    void aResultMapsNestedSelectPerRowIsNamedWithMyBatissCure() {
+        Evidence ev = Fixtures.evidence("outside-mybatis-nested-select");
+        Finding f = new ChattyCallsRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("mb.App$Api.regionsPage:93");
+        assertThat(f.summary()).startsWith("sql \"select count(*) from quotes where region = ?\" runs 30 times per request")
+                .contains("each is MyBatis's nested select for one row of a list");
+        assertThat(f.fix()).startsWith("The resultMap loads the association with its own select for every row").doesNotContain("JOIN FETCH");
+        assertThat(new DbRowLockRule().evaluate(ev).isProblem()).as("waits in its selects, whose stacks name no caller").isFalse();
+        assertThat(new ChattyCallsRule().evaluate(Fixtures.evidence("outside-mybatis-nested-select-fixed")).isProblem()).isFalse();
+    }
+
+    @Test
     void executeIsAReadOnlyWhenEveryStatementOfItsCallerIsAPlainSelect() {
         Table calls = new Table("calls", List.of(), List.of(
                 row("kind", "sql", "target", "select id from orders where id = ?", "caller", "a.Orders.find:10"),
@@ -49,5 +62,8 @@ class OutsideMyBatisTest {
         assertThat(DbRowLockRule.readsOnly("a.Stock.take", Optional.of(calls))).as("one of its statements locks").isFalse();
         assertThat(DbRowLockRule.readsOnly("a.Pay.charge", Optional.of(calls))).as("no SQL known for it").isFalse();
         assertThat(DbRowLockRule.readsOnly("a.Orders.find", Optional.empty())).isFalse();
+        assertThat(DbRowLockRule.readsOnly("", Optional.of(calls))).as("no caller: the run's statements, one of which locks").isFalse();
+        Table reads = new Table("calls", List.of(), List.of(row("kind", "sql", "target", "select 1", "caller", "a.B.c:1")), Map.of());
+        assertThat(DbRowLockRule.readsOnly("", Optional.of(reads))).isTrue();
     }
 }

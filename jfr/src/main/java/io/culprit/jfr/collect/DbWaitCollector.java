@@ -57,7 +57,8 @@ public final class DbWaitCollector implements EventCollector {
         String statement = Frames.method(stack.get(exec));
         String method = statement.substring(statement.lastIndexOf('.') + 1);
         String key = caller + ' ' + method;
-        Row r = rows.computeIfAbsent(key, k -> new Row(k.substring(0, k.lastIndexOf(' ')), method));
+        String site = caller;  // null when the recorded stack ends before an application frame: written as null, not "null"
+        Row r = rows.computeIfAbsent(key, k -> new Row(site, method));
         r.events++;
         r.waitMs += EventCollector.ms(EventCollector.waited(e));
         r.kinds.computeIfAbsent(kind(e.getEventType().getName()), k -> new long[1])[0]++;
