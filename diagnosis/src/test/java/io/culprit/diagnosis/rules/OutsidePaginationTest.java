@@ -24,6 +24,16 @@ class OutsidePaginationTest {
     }
 
     @Test
+    void myBatisPlussCountIsNamedAlikeAndItsPerCallMachineryIsNoFinding() {
+        Finding f = new SlowCallsRule().evaluate(Fixtures.evidence("outside-mybatis-plus-count"));
+        assertThat(f.summary()).contains("worst: sql \"SELECT COUNT(*) AS total FROM quotes\"").endsWith("called from mp.App$Api.page:63.");
+        assertThat(f.fix()).contains("new Page<>(current, size, false)");
+        Finding orm = new OrmCpuRule().evaluate(Fixtures.evidence("outside-mybatis-plus-count-fixed"));
+        assertThat(orm.severity()).isEqualTo(io.culprit.model.Severity.INFO);
+        assertThat(orm.summary()).endsWith("with no part holding half of it: the cost of each call, not of many rows.");
+    }
+
+    @Test
     void aCountWithoutAPaginationPluginKeepsThePlansAdvice() {
         Finding f = new SlowCallsRule().evaluate(Fixtures.evidence("outside-unindexed-scan"));  // select count(*) from events where ...
         assertThat(f.isProblem()).isTrue();
