@@ -244,6 +244,8 @@ public final class LockContentionRule implements Rule {
         int handed = handOff && pool == null && !taskWait ? handedCall(ev, culprit) : -1;
         if (handed >= 0 && sev.compareTo(Severity.INFO) > 0) sev = Severity.INFO;
         String path = Frames.callPath(waiter, 3);
+        // No pool full in most windows: the executor whose builder the waiters call through, if it was busy in half of them.
+        Optional<FullExecutor> handedTo = handOff && pool == null ? FullExecutor.handedTo(ev, path) : Optional.empty();
         // A semaphore has no owner to name: its permits are held across whatever the holders do next.
         boolean permits = !handOff && !checkout && lock != null && lock.contains("Semaphore");
         int held = permits ? heldCall(ev, culprit) : -1;
@@ -292,6 +294,7 @@ public final class LockContentionRule implements Rule {
                         + (path.isEmpty() ? "" : ", waiters at " + path)
                         + (lookup ? "; the lock is taken inside class or resource lookup" : "")
                         + second(t, top, requestMs, n, ref) + (pool == null ? "" : pool.describe(ev, n))
+                        + handedTo.map(e -> e.handedClause(n)).orElse("")
                         + (taskWait ? taskWait(tasks, n) : "") + (handed >= 0 ? handedClause(ev, handed, n) : "")
                         + (held >= 0 ? permitHolders(ev, held, n) : "")
                         + (leaked ? "; " + n.tag(Fmt.pct(failed), "series/requests#errors") + " of the requests failed and no holder"
@@ -337,6 +340,7 @@ public final class LockContentionRule implements Rule {
                         + " wait shorter or rarer (cache its answers, batch, a faster dependency, a timeout); the hand-off"
                         + " only moves it to another thread." + (pool != null ? " " + pool.fix(ev) : "")
                         : pool != null ? pool.fix(ev)
+                        : handedTo.isPresent() ? FullPool.EXECUTORS.cure + handedTo.get().handedFix()
                         : cpuBound != null ? CpuBoundPool.FIX
                         : queueFull ? QUEUE_FIX
                         : checkout

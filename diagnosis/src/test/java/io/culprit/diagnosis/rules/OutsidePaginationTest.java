@@ -34,6 +34,19 @@ class OutsidePaginationTest {
     }
 
     @Test
+    void myBatisPlussParserPoolIsNamedAsWhatTheRequestsQueueOn() {
+        Finding f = new LockContentionRule().evaluate(Fixtures.evidence("outside-mybatis-plus-count"));
+        assertThat(f.severity()).isEqualTo(io.culprit.model.Severity.WARN);
+        assertThat(f.summary()).contains("waiting for work handed to other threads")
+                .endsWith("; they queue on the executor whose thread factory is a lambda in JsqlParserGlobal: 1 thread behind an"
+                        + " unbounded queue, all busy in 12 of 21 windows.");
+        assertThat(f.fix()).contains("It is MyBatis-Plus's SQL parser pool (JsqlParserGlobal.executorService").doesNotContain("Hystrix");
+        assertThat(FullExecutor.builder("JsqlParserGlobal$$Lambda$1368/0x00007ff9045fd1c0@14f895e1")).isEqualTo("JsqlParserGlobal");
+        assertThat(FullExecutor.builder("com.acme.Pools$Factory@5e")).isEqualTo("Pools$Factory");
+        assertThat(FullExecutor.builder("task-")).isNull();
+    }
+
+    @Test
     void aCountWithoutAPaginationPluginKeepsThePlansAdvice() {
         Finding f = new SlowCallsRule().evaluate(Fixtures.evidence("outside-unindexed-scan"));  // select count(*) from events where ...
         assertThat(f.isProblem()).isTrue();
