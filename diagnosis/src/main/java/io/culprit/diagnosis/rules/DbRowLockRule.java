@@ -176,7 +176,7 @@ public final class DbRowLockRule implements Rule {
         double waitMs = 0;
         for (int i = 0; i < t.rows().size(); i++) {
             if (!isWrite(t.text(i, "method"), Evidence.text(t, i, "lockFrame"))
-                    || t.text(i, "method").equals("execute") && readsOnly(Evidence.text(t, i, "caller"), calls)) continue;
+                    || t.text(i, "method").equals("execute") && readsOnly(site(t, i), calls)) continue;
             waitMs += finite(t.number(i, "waitMs"));
             if (top < 0 || t.number(i, "waitMs") > t.number(top, "waitMs")) top = i;
         }
@@ -191,7 +191,7 @@ public final class DbRowLockRule implements Rule {
                     .numbers(n.refs()).build();
         }
         String lockFrame = Evidence.text(t, top, "lockFrame");
-        String caller = Evidence.text(t, top, "caller");
+        String caller = site(t, top);
         String statement = calls.map(DbRowLockRule::slowestLockingStatement).orElse(null);
         boolean direct = !lockFrame.isEmpty();
         // The statements can show what the waits cannot: the lock held across a remote call in the same transaction.
@@ -200,7 +200,7 @@ public final class DbRowLockRule implements Rule {
         Severity sev = (direct || across >= 0) && share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN;
         return b.severity(sev).score(direct ? share : share * 0.8).culprit(caller).evidence("tables/db-waits#" + top)
                 .summary("requests spend " + n.tag(Fmt.pct(share), "tables/db-waits") + " of their time blocked in " + t.text(top, "method")
-                        + (caller.isEmpty() || "null".equals(caller) ? "" : " called from " + caller) + " (" + n.tag(Fmt.num(t.number(top, "events")), "tables/db-waits#" + top) + " waits, "
+                        + (caller.isEmpty() ? "" : " called from " + caller) + " (" + n.tag(Fmt.num(t.number(top, "events")), "tables/db-waits#" + top) + " waits, "
                         + n.tag(Fmt.ms(t.number(top, "waitMs")), "tables/db-waits#" + top) + ")"
                         + (direct ? ", waiting in the database's lock code (" + lockFrame + ")"
                         : ": likely a row lock held by another transaction (the wait is on the server)")
@@ -237,7 +237,7 @@ public final class DbRowLockRule implements Rule {
         if (calls.isEmpty()) return false;
         Table t = calls.get();
         // A stack cut before the application's frame (MyBatis's nested selects run deep) names no caller: then every statement counts.
-        String method = caller.isEmpty() || "null".equals(caller) ? null : Frames.stripLine(caller);
+        String method = caller.isEmpty() ? null : Frames.stripLine(caller);
         boolean seen = false;
         for (int i = 0; i < t.rows().size(); i++) {
             String site = Evidence.text(t, i, "caller");
@@ -247,6 +247,12 @@ public final class DbRowLockRule implements Rule {
             seen = true;
         }
         return seen;
+    }
+
+    /** A db-waits row's caller; "" when unknown, also as the "null" text that case files before session 36 hold. */
+    private static String site(Table t, int row) {
+        String caller = Evidence.text(t, row, "caller");
+        return "null".equals(caller) ? "" : caller;
     }
 
     // executeQuery reads unless the database shows a lock (SELECT ... FOR UPDATE waits the same way).

@@ -37,12 +37,16 @@ final class FullExecutor {
     static Optional<FullExecutor> of(Evidence ev) {
         Optional<Table> rows = ev.rows("executors");
         if (rows.isEmpty()) return Optional.empty();
-        Table t = rows.get();
+        return busiest(rows.get(), ContainerQueueRule.FULL_SHARE, i -> true);
+    }
+
+    /** The row full in the largest share of its windows, once that share reaches {@code minShare}, among the rows {@code eligible} accepts. */
+    private static Optional<FullExecutor> busiest(Table t, double minShare, java.util.function.IntPredicate eligible) {
         int best = -1;
         double bestShare = 0;
         for (int i = 0; i < t.rows().size(); i++) {
             double windows = t.number(i, "windows"), share = t.number(i, "fullWindows") / windows;
-            if (windows >= ContainerQueueRule.MIN_WINDOWS && share >= ContainerQueueRule.FULL_SHARE && share > bestShare) {
+            if (eligible.test(i) && windows >= ContainerQueueRule.MIN_WINDOWS && share >= minShare && share > bestShare) {
                 best = i;
                 bestShare = share;
             }
@@ -64,18 +68,10 @@ final class FullExecutor {
         Optional<Table> rows = ev.rows("executors");
         if (rows.isEmpty() || waiterPath == null || waiterPath.isEmpty()) return Optional.empty();
         Table t = rows.get();
-        int best = -1;
-        double bestShare = 0;
-        for (int i = 0; i < t.rows().size(); i++) {
+        return busiest(t, HANDED_TO_SHARE, i -> {
             String builder = builder(t.text(i, "executor"));
-            double windows = t.number(i, "windows"), share = t.number(i, "fullWindows") / windows;
-            if (builder == null || !(waiterPath.contains("." + builder + ".") || waiterPath.contains("." + builder + "$"))) continue;
-            if (windows >= ContainerQueueRule.MIN_WINDOWS && share >= HANDED_TO_SHARE && share > bestShare) {
-                best = i;
-                bestShare = share;
-            }
-        }
-        return best < 0 ? Optional.empty() : Optional.of(new FullExecutor(t, best));
+            return builder != null && (waiterPath.contains("." + builder + ".") || waiterPath.contains("." + builder + "$"));
+        });
     }
 
     /** The class whose thread factory names an executor with no thread-name prefix ("JsqlParserGlobal$$Lambda$13/0x…@5e"); null otherwise. */

@@ -59,6 +59,7 @@ final class ThrashingLru {
         double requests = ev.requestCount();
         if (rows.isEmpty() || !(requests > 0)) return Optional.empty();
         Table t = rows.get();
+        Table calls = ev.rows("calls").orElse(null);
         ThrashingLru best = null;
         for (int i = 0; i < t.rows().size(); i++) {
             String filler = t.text(i, "filler");
@@ -69,16 +70,14 @@ final class ThrashingLru {
             double callShare = 0;
             String call = null;
             double top = 0;
-            for (Table calls : ev.rows("calls").stream().toList()) {
-                for (int c = 0; c < calls.rows().size(); c++) {
-                    String caller = calls.text(c, "caller");
-                    double share = calls.number(c, "shareOfRequestTime");
-                    if (caller == null || !Frames.stripLine(caller).equals(method) || !(share > 0)) continue;
-                    callShare += share;
-                    if (share > top) {
-                        top = share;
-                        call = calls.text(c, "kind") + " " + calls.text(c, "target");
-                    }
+            for (int c = 0; calls != null && c < calls.rows().size(); c++) {
+                String caller = calls.text(c, "caller");
+                double share = calls.number(c, "shareOfRequestTime");
+                if (caller == null || !Frames.stripLine(caller).equals(method) || !(share > 0)) continue;
+                callShare += share;
+                if (share > top) {
+                    top = share;
+                    call = calls.text(c, "kind") + " " + calls.text(c, "target");
                 }
             }
             ThrashingLru candidate = new ThrashingLru(t, i, perRequest, cpu, callShare, call);
