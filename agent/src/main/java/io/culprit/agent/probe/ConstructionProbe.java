@@ -1,5 +1,6 @@
 package io.culprit.agent.probe;
 
+import io.culprit.model.Engines;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -7,10 +8,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
 
 /**
  * Constructions of types that are costly to build and meant to be built once (CASES.md seed 3):
- * a Jackson ObjectMapper, Spring Boot's HttpMessageConverters, a RestTemplate. Chained
+ * a Jackson ObjectMapper, Spring Boot's HttpMessageConverters, a RestTemplate, and engines that
+ * cache per instance what they parse (a Thymeleaf TemplateEngine, a ModelMapper). Chained
  * constructors ({@code this(...)}, {@code super(...)}) count once: only the outermost
  * construction on a thread is recorded. The caller is the first frame outside the type and
  * the JDK, found with a stack walk, which is affordable because these constructions are rare
@@ -18,11 +21,12 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class ConstructionProbe {
 
-    static final String[] EXPENSIVE = {
-        "com.fasterxml.jackson.databind.ObjectMapper",
-        "org.springframework.boot.autoconfigure.http.HttpMessageConverters",
-        "org.springframework.web.client.RestTemplate",
-    };
+    /** The types watched: the ones whose constructors are dear, then the engines ({@link Engines}), dear to use cold. */
+    static final String[] EXPENSIVE = Stream.concat(Stream.of(
+            "com.fasterxml.jackson.databind.ObjectMapper",
+            "org.springframework.boot.autoconfigure.http.HttpMessageConverters",
+            "org.springframework.web.client.RestTemplate"),
+            Engines.ALL.stream().map(e -> e.type)).toArray(String[]::new);
     /** An outermost construction older than this never returned (its constructor threw). */
     private static final long STALE_NS = 1_000_000_000L;
     private static final StackWalker WALKER = StackWalker.getInstance();

@@ -6,11 +6,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.culprit.agent.instrument.Instrumenter;
 import java.util.List;
+import org.modelmapper.ModelMapper;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** ObjectMapper constructions counted once each (chained constructors included), with their caller. */
+/** ObjectMapper and engine constructions counted once each (chained constructors included), with their caller. */
 class ConstructionProbeTest {
 
     @AfterEach
@@ -32,6 +33,34 @@ class ConstructionProbeTest {
         assertThat((String) rows.get(0).get("caller")).contains("ConstructionProbeTest.perRequestMapper");
         assertThat(rows.get(1)).containsEntry("count", 1L);
         assertThat((double) rows.get(0).get("meanMs")).isPositive();
+    }
+
+    @Test
+    void anEngineBuiltPerCallIsCountedWithItsCaller() throws Exception {
+        new ModelMapper();
+        Probes p = Probes.ensure(ProbeContext.INST);
+        for (int i = 0; i < 10; i++) perRequestEngine().map(new Source(), Source.class);
+        List<Map<String, Object>> rows = p.construction.rows(10);
+        assertThat(rows).hasSize(1);
+        assertThat(rows.get(0)).containsEntry("type", ModelMapper.class.getName()).containsEntry("count", 10L)
+                .containsEntry("perRequest", 1.0);
+        assertThat((String) rows.get(0).get("caller")).contains("ConstructionProbeTest.perRequestEngine");
+    }
+
+    public static final class Source {
+        private String name = "a";
+
+        public String getName() {
+            return name;
+        }
+
+        public void setName(String name) {
+            this.name = name;
+        }
+    }
+
+    private static ModelMapper perRequestEngine() {
+        return new ModelMapper();
     }
 
     private static ObjectMapper perRequestMapper() {

@@ -6,6 +6,7 @@ import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Rule;
+import io.culprit.model.Engines;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Expensive objects built again on every request (converters, mappers, clients, contexts) that
@@ -45,7 +47,7 @@ public final class ConstructionRule implements Rule {
     public Finding evaluate(Evidence ev) {
         Optional<Table> table = ev.table("construction");
         if (table.isEmpty()) {
-            return fromLookupStacks(ev).or(() -> fromFactoryProfile(ev)).orElseGet(() -> notAssessed("no table construction,"
+            return fromLookupStacks(ev).or(() -> fromFactoryProfile(ev)).or(() -> fromCompileProfile(ev)).orElseGet(() -> notAssessed("no table construction,"
                     + " and no per-request class loading from inside a constructor"));
         }
         Table t = table.get();
@@ -53,12 +55,12 @@ public final class ConstructionRule implements Rule {
         double topCost = -1;
         for (int i = 0; i < t.rows().size(); i++) {
             if (!(ev.perRequest(t, i) >= PER_REQUEST_WARN)) continue;
-            double c = cost(ev, t, i);
-            double key = Double.isFinite(c) ? c : 0;
+            double c = cost(ev, t, i), cold = coldShare(ev, t.text(i, "type"), Evidence.text(t, i, "caller"));
+            double key = Math.max(Double.isFinite(c) ? c : 0, Double.isFinite(cold) ? cold : 0);
             if (top < 0 || key > topCost) { top = i; topCost = key; }
         }
         if (top < 0) {
-            Optional<Finding> factories = fromFactoryProfile(ev);
+            Optional<Finding> factories = fromFactoryProfile(ev).or(() -> fromCompileProfile(ev));
             if (factories.isPresent()) return factories.get();
             Numbers n = new Numbers();
             return finding(Severity.OK).evidence("tables/construction").summary("no costly type constructed once or more per request ("
@@ -71,16 +73,30 @@ public final class ConstructionRule implements Rule {
         String unit = timed ? "request time" : "CPU samples";
         String row = "tables/construction#" + top;
         Numbers n = new Numbers();
-        double cold = coldCacheShare(ev, type, caller);
+        double cold = coldShare(ev, type, caller);
+        Optional<Engines.Engine> engine = Engines.of(type);
         Finding.Builder b = describe(ev, type, caller, Double.isFinite(cold) ? Math.max(cold, Double.isFinite(cost) ? cost : 0) : cost)
                 .evidence(row);
-        if (Double.isFinite(cold)) b.explains("serialization-cpu");
+        if (Double.isFinite(cold) && engine.isEmpty()) b.explains("serialization-cpu");
+        if (Double.isFinite(cold) && hotMethodUnder(ev, caller)) b.explains("cpu-hotspot");
+        if (engine.isPresent()) {
+            String who = engine.get().library.equals(simpleName(type)) ? simpleName(type) : engine.get().library + "'s " + simpleName(type);
+            b.explanation(who + " is cheap to construct and dear to use cold: it keeps"
+                    + " " + engine.get().caches + " in the instance, for the next call. Built per request, every request"
+                    + " starts with those caches empty and does that work again, while the constructor itself barely shows.")
+                    .fix("Build one " + simpleName(type) + " at start-up (a singleton bean or a static final field) and share it"
+                            + " (it is safe to share once configured); if configurations differ, keep one per configuration.");
+        }
+        String coldText = !Double.isFinite(cold) ? ""
+                : engine.isPresent() ? "; each new " + simpleName(type) + " starts without " + engine.get().caches + ": "
+                        + n.tag(Fmt.pct(cold), ev.cpuRef()) + " of CPU samples run in " + engine.get().library + " under "
+                        + builderClass(caller)
+                : "; each new mapper builds its serializers again: " + n.tag(Fmt.pct(cold), ev.cpuRef())
+                        + " of CPU samples in Jackson's serializer and deserializer factories under " + builderClass(caller);
         return b.summary(n.tag(Fmt.num(ev.perRequest(t, top)), row) + " new " + type + " per request ("
                         + n.tag(Fmt.num(t.number(top, "count")), row) + " in total)" + (caller.isEmpty() ? "" : ", built by " + caller)
                         + (Double.isFinite(cost) ? ", " + n.tag(Fmt.pct(cost), timed ? row : ev.cpuRef()) + " of " + unit : "")
-                        + (Double.isFinite(cold) ? "; each new mapper builds its serializers again: " + n.tag(Fmt.pct(cold), ev.cpuRef())
-                        + " of CPU samples in Jackson's serializer and deserializer factories under " + Frames.shortName(caller) : "")
-                        + ".")
+                        + coldText + ".")
                 .numbers(n.refs())
                 .build();
     }
@@ -130,6 +146,25 @@ public final class ConstructionRule implements Rule {
                         + ": each call looks up the implementation, with a service-loader scan of every jar, and builds a new"
                         + " factory; share it (the factories are thread-safe once configured).")
                 .numbers(n.refs()).build());
+    }
+
+    /** Text compiled again per call that the library means to be compiled once ({@link PerCallCompile}). */
+    private Optional<Finding> fromCompileProfile(Evidence ev) {
+        return PerCallCompile.find(ev).map(c -> {
+            String caller = c.caller == null ? "" : c.caller;
+            Numbers n = new Numbers();
+            Finding.Builder b = describe(ev, caller.isEmpty() ? c.kind.name() : caller, caller, c.share)
+                    .evidence(ev.cpuRef())
+                    .explanation("The library compiles the text into an object meant to be kept and used again: a schema, an"
+                            + " expression, a path. Compiled per call, the parsing and everything the compiled form resolves"
+                            + " on its first use is paid by every request, and grows with the text.")
+                    .fix(c.kind.fix);
+            if (hotMethodUnder(ev, caller)) b.explains("cpu-hotspot");
+            return b.summary(n.tag(Fmt.pct(c.share), ev.cpuRef()) + " of CPU samples " + c.kind.what + " on every call"
+                            + (caller.isEmpty() ? "" : ", called from " + caller) + ": the compiled form is thrown away and"
+                            + " built again each time.")
+                    .numbers(n.refs()).build();
+        });
     }
 
     private static boolean isFactory(String frame) {
@@ -192,28 +227,52 @@ public final class ConstructionRule implements Rule {
     }
 
     /**
-     * What a new Jackson mapper costs after its constructor: it starts with empty serializer and
-     * deserializer caches, so every request it serves builds them again, in the factories rather
-     * than the constructor (a service building one ObjectMapper per request spent 2 % of request
-     * time in the constructor and 38 % of its CPU building serializers). The samples counted pass
-     * through the method that builds the mapper, so a shared mapper elsewhere is not charged. NaN
-     * for other types, without a CPU profile, or when none is seen.
+     * What a new mapper or engine costs after its constructor. A Jackson mapper starts with empty
+     * serializer and deserializer caches, so every request it serves builds them again, in the
+     * factories rather than the constructor (a service building one ObjectMapper per request spent 2
+     * % of request time in the constructor and 38 % of its CPU building serializers); an engine
+     * ({@link Engines}) parses or introspects again whatever it is asked for, anywhere in its library.
+     * The samples counted pass through the class that builds it (which may build it in one method
+     * and use it in another), so a shared one elsewhere is not charged. NaN for other types, without
+     * a CPU profile, or when none is seen.
      */
-    private static double coldCacheShare(Evidence ev, String type, String caller) {
-        if (!JACKSON_MAPPERS.contains(type) || caller.isEmpty()) return Double.NaN;
+    private static double coldShare(Evidence ev, String type, String caller) {
+        Optional<Engines.Engine> engine = Engines.of(type);
+        if ((engine.isEmpty() && !JACKSON_MAPPERS.contains(type)) || caller.isEmpty()) return Double.NaN;
         Optional<CpuProfile> profile = ev.cpuProfileIfAny();
         if (profile.isEmpty() || profile.get().samples() == 0) return Double.NaN;
-        String builder = Frames.stripLine(caller);
-        long hit = profile.get().sumBy(stack -> {
-            boolean underBuilder = false, miss = false;
+        String builder = builderClass(caller);
+        Predicate<String> cold = engine.isPresent() ? engine.get()::runs : f -> JACKSON_CACHE_MISSES.stream().anyMatch(f::startsWith);
+        long hit = profile.get().only(stack -> {
+            boolean underBuilder = false;
             for (String f : stack) {
-                String m = Frames.stripLine(f);
-                underBuilder |= m.equals(builder);
-                miss |= JACKSON_CACHE_MISSES.stream().anyMatch(m::startsWith);
+                underBuilder |= f.startsWith(builder + ".") || f.startsWith(builder + "$");
+                if (underBuilder && cold.test(f)) return true;
             }
-            return underBuilder && miss ? "cold" : null;
-        }).getOrDefault("cold", 0L);
+            return false;
+        }).samples();
         return hit > 0 ? (double) hit / profile.get().samples() : Double.NaN;
+    }
+
+    private static String simpleName(String type) {
+        return type.substring(type.lastIndexOf('.') + 1);
+    }
+
+    /** {@code a.B.m:12} → {@code a.B}: the class that builds the object. */
+    private static String builderClass(String caller) {
+        String m = Frames.stripLine(caller);
+        int dot = m.lastIndexOf('.');
+        return dot > 0 ? m.substring(0, dot) : m;
+    }
+
+    /** Whether the method cpu-hotspot names (its deepest application frame that computes) is in the builder's class. */
+    static boolean hotMethodUnder(Evidence ev, String caller) {
+        if (caller.isEmpty()) return false;
+        Optional<CpuProfile> profile = ev.cpuProfileIfAny();
+        if (profile.isEmpty()) return false;
+        Map.Entry<String, Long> top = CpuHotspotRule.top(profile.get().sumBy(CpuHotspotRule::computingMethod));
+        String builder = builderClass(caller);
+        return top != null && (top.getKey().startsWith(builder + ".") || top.getKey().startsWith(builder + "$"));
     }
 
     private static double hotShare(Evidence ev, String type) {

@@ -198,7 +198,7 @@ class RequestPathRulesTest {
         Finding f = new ConstructionRule().evaluate(ev);
         assertThat(f.summary()).isEqualTo("1 new com.fasterxml.jackson.databind.ObjectMapper per request (1,000 in total), built by"
                 + " com.acme.Api.quote:12, 2.0 % of request time; each new mapper builds its serializers again: 30 % of CPU samples"
-                + " in Jackson's serializer and deserializer factories under Api.quote.");
+                + " in Jackson's serializer and deserializer factories under com.acme.Api.");
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.explains()).contains("serialization-cpu");
         // Any other type is charged its constructor only.

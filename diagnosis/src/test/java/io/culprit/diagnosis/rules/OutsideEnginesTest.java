@@ -1,0 +1,84 @@
+package io.culprit.diagnosis.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fixtures;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Session 37's service outside the lab: library objects that are cheap to build and dear to use
+ * cold, built per request (a Thymeleaf TemplateEngine, a ModelMapper, a copy of the shared
+ * ObjectMapper), and text compiled per call that the library means to be compiled once (SpEL
+ * expressions, a JSON schema). Before: caught exceptions inside OGNL for the engine, no root cause
+ * for the mapper and the schema, a generic cpu-hotspot for SpEL, and the mapper copy at 0.2 % of
+ * CPU because its serializers were built in a method other than the one that copied it.
+ */
+class OutsideEnginesTest {
+
+    @Test
+    void aTemplateEnginePerRequestIsTheCauseOfTheParsersExceptions() {
+        Evidence ev = Fixtures.evidence("outside-template-engine-per-request");
+        Finding f = new ConstructionRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).startsWith("shop.ReportRenderer.createEngine");
+        assertThat(f.summary()).startsWith("1 new org.thymeleaf.TemplateEngine per request")
+                .contains("each new TemplateEngine starts without its dialects' configuration and the templates and"
+                        + " expressions it has parsed: ")
+                .contains("of CPU samples run in Thymeleaf under shop.ReportRenderer.");
+        assertThat(f.explains()).contains("caught-exceptions");
+        assertThat(f.fix()).startsWith("Build one TemplateEngine at start-up");
+        assertThat(new ConstructionRule().evaluate(Fixtures.evidence("outside-template-engine-per-request-fixed")).isProblem()).isFalse();
+    }
+
+    @Test
+    void aModelMapperPerRequestIsNamedWithItsColdTypeMaps() {
+        Finding f = new ConstructionRule().evaluate(Fixtures.evidence("outside-modelmapper-per-request"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).startsWith("shop.OrderSummaryMapper.newMapper");
+        assertThat(f.summary()).contains("each new ModelMapper starts without the type maps it introspects")
+                .contains("of CPU samples run in ModelMapper under shop.OrderSummaryMapper.");
+        assertThat(f.explanation()).startsWith("ModelMapper is cheap to construct and dear to use cold");
+    }
+
+    @Test
+    void aMapperCopiedInOneMethodAndUsedInAnotherIsChargedItsSerializers() {
+        Finding f = new ConstructionRule().evaluate(Fixtures.evidence("outside-mapper-copy-per-request"));
+        assertThat(f.isProblem()).isTrue();
+        assertThat(f.culprit()).startsWith("shop.OrderExportWriter.exportMapperFrom");
+        assertThat(f.summary()).contains("each new mapper builds its serializers again: ")
+                .contains("of CPU samples in Jackson's serializer and deserializer factories under shop.OrderExportWriter.");
+        assertThat(f.score()).isGreaterThan(0.15);
+    }
+
+    @Test
+    void spelExpressionsParsedPerCallAreTheCauseOfTheHotMethod() {
+        Finding f = new ConstructionRule().evaluate(Fixtures.evidence("outside-spel-parse-per-call"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("shop.PricingRules.quoteWithRuleText");
+        assertThat(f.summary()).contains("of CPU samples parse SpEL expressions (and resolve their methods again on first"
+                + " evaluation) on every call, called from shop.PricingRules.quoteWithRuleText");
+        assertThat(f.explains()).contains("cpu-hotspot");
+        assertThat(f.fix()).startsWith("Parse each expression once and keep the Expression");
+    }
+
+    @Test
+    void aJsonSchemaBuiltPerRequestIsNamedAtATenthOfTheCpu() {
+        Finding f = new ConstructionRule().evaluate(Fixtures.evidence("outside-json-schema-per-request"));
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.culprit()).isEqualTo("shop.OrderValidator.loadSchema");
+        assertThat(f.summary()).contains("of CPU samples build a JSON schema from its text on every call, called from"
+                + " shop.OrderValidator.loadSchema");
+        assertThat(new ConstructionRule().evaluate(Fixtures.evidence("outside-json-schema-per-request-fixed")).isProblem()).isFalse();
+    }
+
+    @Test
+    void jpqlWithPastedValuesIsExplainedAsQueryTranslation() {
+        Finding f = new OrmCpuRule().evaluate(Fixtures.evidence("outside-jpql-literals"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).contains("compiling queries (HQL/JPQL to SQL)");
+        assertThat(f.explanation()).startsWith("Hibernate parses each query string and translates it to SQL");
+    }
+}
