@@ -45,7 +45,7 @@ public final class BeansCommand implements Command {
                     tail(String.valueOf(r.get("type")), 44), r.get("scope"), r.get("count"),
                     per == null ? "-" : String.format("%.1f", (Double) per)));
         }
-        ctx.println(rows.isEmpty() ? "no bean created since the probes started" : sb.toString().stripTrailing());
+        ctx.println(rows.isEmpty() ? "no bean created " + p.since() : sb.toString().stripTrailing());
     }
 
     /** A type's end is what tells beans apart (the simple name), so long names lose their start. */

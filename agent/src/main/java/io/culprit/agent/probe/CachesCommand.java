@@ -37,7 +37,7 @@ public final class CachesCommand implements Command {
             return;
         }
         if (rows.isEmpty()) {
-            ctx.println("no LRU map took a new key since the probes started (application subclasses of LinkedHashMap"
+            ctx.println("no LRU map took a new key " + p.since() + " (application subclasses of LinkedHashMap"
                     + " that declare removeEldestEntry are watched)");
             return;
         }

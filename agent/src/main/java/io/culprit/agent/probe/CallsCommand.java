@@ -66,6 +66,6 @@ public final class CallsCommand implements Command {
             sb.append(String.format("SLOW %s %.1f ms (> %.0f ms) on %s: %s%n", a.get("kind"), a.get("ms"),
                     a.get("thresholdMs"), a.get("thread"), a.get("text")));
         }
-        ctx.println(rows.isEmpty() ? "no calls seen yet" : sb.toString().stripTrailing());
+        ctx.println(rows.isEmpty() ? "no calls seen " + p.since() : sb.toString().stripTrailing());
     }
 }

@@ -46,6 +46,6 @@ public final class LoggingCommand implements Command {
                     Format.clip(String.valueOf(r.get("logger")), 48), r.get("events"), r.get("perSecond"),
                     r.get("withStackTrace"), r.get("appenderMs")));
         }
-        ctx.println(rows.isEmpty() ? "no event logged since the probes started" : sb.toString().stripTrailing());
+        ctx.println(rows.isEmpty() ? "no event logged " + p.since() : sb.toString().stripTrailing());
     }
 }

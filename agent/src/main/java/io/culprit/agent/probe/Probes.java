@@ -296,6 +296,16 @@ public final class Probes {
         return Math.max(0.001, (System.currentTimeMillis() - startMs) / 1000.0);
     }
 
+    /**
+     * How long the views' counts cover, for a view that found nothing: the first view started the
+     * probes, so its empty answer says to ask again rather than that nothing happens.
+     */
+    String since() {
+        double s = seconds();
+        return s < 2 ? "since the probes started just now (run it again after some requests)"
+                : String.format("in the %.0f s since the probes started", s);
+    }
+
     /** Why the classes loaded since the first weave could not be woven, at the last try; null when they were (or none came). */
     public String lateWeaveError() {
         return lateError;

@@ -44,6 +44,12 @@ class LruMapsTest {
     }
 
     @Test
+    void theFirstViewSaysItStartedTheProbesRatherThanThatNothingHappens() throws Exception {
+        assertThat(ProbeContext.run(new CachesCommand(), false).text())
+                .startsWith("no LRU map took a new key since the probes started just now (run it again after some requests)");
+    }
+
+    @Test
     void frameworksMapsAreNotWoven() throws Exception {
         org.springframework.util.LinkedCaseInsensitiveMap<String> headers = new org.springframework.util.LinkedCaseInsensitiveMap<>();
         headers.put("Accept", "*/*");
