@@ -23,13 +23,20 @@ public final class Engines {
         public final String type;
         public final String library;
         public final String caches;
+        /** Whether its work is serializing: then its cold work is what a serialization finding sees. */
+        public final boolean serializes;
         private final List<String> packages;
 
         Engine(String type, String library, String caches, List<String> packages) {
+            this(type, library, caches, packages, false);
+        }
+
+        Engine(String type, String library, String caches, List<String> packages, boolean serializes) {
             this.type = type;
             this.library = library;
             this.caches = caches;
             this.packages = packages;
+            this.serializes = serializes;
         }
 
         /** Whether {@code frame} runs in this engine's library. */
@@ -47,7 +54,7 @@ public final class Engines {
                     "the type maps it introspects for each pair of source and destination types",
                     List.of("org.modelmapper.")),
             new Engine("com.google.gson.Gson", "Gson",
-                    "the type adapters it builds by reflection for each class", List.of("com.google.gson.")),
+                    "the type adapters it builds by reflection for each class", List.of("com.google.gson."), true),
             new Engine("freemarker.template.Configuration", "FreeMarker",
                     "the templates it has loaded and parsed", List.of("freemarker.")),
             new Engine("org.apache.velocity.app.VelocityEngine", "Velocity",

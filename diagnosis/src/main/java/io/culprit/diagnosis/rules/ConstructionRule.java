@@ -77,7 +77,7 @@ public final class ConstructionRule implements Rule {
         Optional<Engines.Engine> engine = Engines.of(type);
         Finding.Builder b = describe(ev, type, caller, Double.isFinite(cold) ? Math.max(cold, Double.isFinite(cost) ? cost : 0) : cost)
                 .evidence(row);
-        if (Double.isFinite(cold) && engine.isEmpty()) b.explains("serialization-cpu");
+        if (Double.isFinite(cold) && (engine.isEmpty() || engine.get().serializes)) b.explains("serialization-cpu");
         if (Double.isFinite(cold) && hotMethodUnder(ev, caller)) b.explains("cpu-hotspot");
         if (engine.isPresent()) {
             String who = engine.get().library.equals(simpleName(type)) ? simpleName(type) : engine.get().library + "'s " + simpleName(type);
@@ -161,7 +161,7 @@ public final class ConstructionRule implements Rule {
                     .fix(c.kind.fix);
             if (hotMethodUnder(ev, caller)) b.explains("cpu-hotspot");
             return b.summary(n.tag(Fmt.pct(c.share), ev.cpuRef()) + " of CPU samples " + c.kind.what + " on every call"
-                            + (caller.isEmpty() ? "" : ", called from " + caller) + ": the compiled form is thrown away and"
+                            + (caller.isEmpty() ? "" : ", called from " + caller) + ": what it builds is thrown away and"
                             + " built again each time.")
                     .numbers(n.refs()).build();
         });

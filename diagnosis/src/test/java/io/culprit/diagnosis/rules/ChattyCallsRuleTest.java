@@ -78,4 +78,12 @@ class ChattyCallsRuleTest {
         assertThat(new ChattyCallsRule().evaluate(Fixtures.evidence("healthy")).verdict()).isEqualTo(Verdict.RULED_OUT);
         assertThat(new ChattyCallsRule().evaluate(CaseBuilder.in(dir, 10, 2).evidence()).verdict()).isEqualTo(Verdict.NOT_ASSESSED);
     }
+
+    @Test
+    void hibernatesTableIdGeneratorReadsAreCuredWithASequenceNotAJoin() {
+        Finding f = new ChattyCallsRule().evaluate(Fixtures.evidence("outside-table-id-generator"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).startsWith("sql \"select tbl.gen_value from b37b_id_generator tbl where tbl...\" runs 10 times per request");
+        assertThat(f.fix()).isEqualTo(ChattyCallsRule.TABLE_ID_GENERATOR_FIX);
+    }
 }

@@ -81,4 +81,34 @@ class OutsideEnginesTest {
         assertThat(f.summary()).contains("compiling queries (HQL/JPQL to SQL)");
         assertThat(f.explanation()).startsWith("Hibernate parses each query string and translates it to SQL");
     }
+
+    @Test
+    void aGsonPerCallIsTheCauseOfTheSerializationCpu() {
+        Finding f = new ConstructionRule().evaluate(Fixtures.evidence("outside-gson-per-call"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).startsWith("shop.ManifestExporter.toJson");
+        assertThat(f.summary()).startsWith("50 new com.google.gson.Gson per request")
+                .contains("each new Gson starts without the type adapters it builds by reflection for each class");
+        assertThat(f.explains()).contains("serialization-cpu");
+    }
+
+    @Test
+    void certificatesParsedPerTokenAreTheCauseOfTheParsersExceptions() {
+        Finding f = new ConstructionRule().evaluate(Fixtures.evidence("outside-certificate-parse-per-token"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("shop.VoucherTokenVerifier.signingCertificate");
+        assertThat(f.summary()).contains("of CPU samples parse certificates or keys from their encoded form on every call");
+        assertThat(f.explains()).contains("caught-exceptions");
+    }
+
+    @Test
+    void aCacheBuiltWhereItIsReadIsNamedSo() {
+        Finding f = new CacheMissesRule().evaluate(Fixtures.evidence("outside-cache-built-per-call"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).startsWith("shop.ProductDescriptionLookup.describe");
+        assertThat(f.summary()).endsWith("and it is built anew in shop.ProductDescriptionLookup.describe (a cache builder's"
+                + " build() runs there): each call starts with an empty cache.");
+        assertThat(f.fix()).startsWith("Build the cache once");
+        assertThat(new CacheMissesRule().evaluate(Fixtures.evidence("outside-cache-too-small")).summary()).doesNotContain("built anew");
+    }
 }
