@@ -246,7 +246,7 @@ public final class ConstructionRule implements Rule {
         long hit = profile.get().only(stack -> {
             boolean underBuilder = false;
             for (String f : stack) {
-                underBuilder |= f.startsWith(builder + ".") || f.startsWith(builder + "$");
+                underBuilder |= inClass(f, builder);
                 if (underBuilder && cold.test(f)) return true;
             }
             return false;
@@ -265,6 +265,11 @@ public final class ConstructionRule implements Rule {
         return dot > 0 ? m.substring(0, dot) : m;
     }
 
+    /** Whether {@code frame} runs in class {@code cls} or one of its nested classes (lambdas included). */
+    private static boolean inClass(String frame, String cls) {
+        return frame.startsWith(cls + ".") || frame.startsWith(cls + "$");
+    }
+
     /** Whether the method cpu-hotspot names (its deepest application frame that computes) is in the builder's class. */
     static boolean hotMethodUnder(Evidence ev, String caller) {
         if (caller.isEmpty()) return false;
@@ -272,7 +277,7 @@ public final class ConstructionRule implements Rule {
         if (profile.isEmpty()) return false;
         Map.Entry<String, Long> top = CpuHotspotRule.top(profile.get().sumBy(CpuHotspotRule::computingMethod));
         String builder = builderClass(caller);
-        return top != null && (top.getKey().startsWith(builder + ".") || top.getKey().startsWith(builder + "$"));
+        return top != null && inClass(top.getKey(), builder);
     }
 
     private static double hotShare(Evidence ev, String type) {
