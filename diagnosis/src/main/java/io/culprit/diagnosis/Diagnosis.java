@@ -45,6 +45,12 @@ public final class Diagnosis {
     }
 
     public static Result run(CaseFile caseFile, List<Rule> rules) {
+        // The application's own packages, when the agent recorded them, draw the line between the
+        // service's code and its libraries for every rule (Frames.isApplication).
+        return Frames.withApplication(caseFile.info().target().get("appPackages"), () -> judge(caseFile, rules));
+    }
+
+    private static Result judge(CaseFile caseFile, List<Rule> rules) {
         Evidence evidence = new Evidence(caseFile);
         List<Finding> raw = new ArrayList<>();
         for (Rule r : rules) raw.add(evaluate(r, evidence));

@@ -44,14 +44,64 @@ public final class Frames {
         "com.github.pagehelper.", "com.baomidou.", "tk.mybatis.", "com.alibaba."
     };
 
+    /** culprit's own code in the target, never the application's, whatever package the application has. */
+    private static final String[] CULPRIT = {"io.culprit.agent.", "io.culprit.bootstrap.", "io.culprit.jfr.", "io.culprit.model."};
+
+    /**
+     * The application's own package prefixes while the rules judge a case whose agent recorded them
+     * ({@link #withApplication}); null otherwise, and the rules fall back to {@link #FRAMEWORK}. A
+     * thread-local rather than a parameter: a case is judged on one thread, and the rules ask
+     * "is this the application's?" from some thirty places.
+     */
+    private static final ThreadLocal<String[]> APPLICATION = new ThreadLocal<>();
+
     private Frames() { }
 
     /**
-     * A frame of the application's own code: not the JDK's, not a framework's or library's (see
-     * {@link #FRAMEWORK}), not generated (CGLIB {@code $$}, proxies, accessors), not native
-     * ({@code libz.so.1}, {@code clock_gettime@@GLIBC_2.17}, {@code msort_with_tmp.part.0}, C++
-     * {@code A::b}, {@code [unknown]}: a Java frame ends in a method name, which starts with a letter,
-     * {@code _}, {@code $} or {@code <}).
+     * Runs {@code body} with the application's own packages as the case's agent found them (its
+     * {@code appPackages}, comma-separated; blank for none): from then on a frame is the
+     * application's only inside one of them (see {@link #applicationPrefixes}).
+     */
+    public static <T> T withApplication(String appPackages, java.util.function.Supplier<T> body) {
+        String[] before = APPLICATION.get();
+        String[] prefixes = applicationPrefixes(appPackages);
+        APPLICATION.set(prefixes.length == 0 ? null : prefixes);
+        try {
+            return body.get();
+        } finally {
+            APPLICATION.set(before);
+        }
+    }
+
+    /**
+     * Each recorded package widened to its organisation's root ({@code com.acme.shop.web} →
+     * {@code com.acme.}), so that the company's other modules, which come as jars, count as its own
+     * too; kept whole when that root is also a library's ({@code org.springframework.samples.petclinic.},
+     * {@code io.culprit.lab.}, {@code com.github.someone.tool.}), or when it has a single name.
+     */
+    static String[] applicationPrefixes(String appPackages) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        if (appPackages == null) return new String[0];
+        for (String p : appPackages.split(",")) {
+            p = p.trim();
+            if (p.isEmpty()) continue;
+            int a = p.indexOf('.'), b = a < 0 ? -1 : p.indexOf('.', a + 1);
+            String root = (b < 0 ? p : p.substring(0, b)) + ".";
+            boolean shared = root.equals(p + ".") || root.startsWith("com.github.") || root.startsWith("io.github.");
+            for (String lib : FRAMEWORK) if (lib.startsWith(root) || root.startsWith(lib)) shared = true;
+            for (String lib : JDK) if (root.startsWith(lib)) shared = true;
+            out.add(shared ? p + "." : root);
+        }
+        return out.toArray(new String[0]);
+    }
+
+    /**
+     * A frame of the application's own code: not the JDK's, not generated (CGLIB {@code $$},
+     * proxies, accessors), not native ({@code libz.so.1}, {@code clock_gettime@@GLIBC_2.17},
+     * {@code msort_with_tmp.part.0}, C++ {@code A::b}, {@code [unknown]}: a Java frame ends in a
+     * method name, which starts with a letter, {@code _}, {@code $} or {@code <}); and in the
+     * application's packages when the case records them, else not a framework's or library's (see
+     * {@link #FRAMEWORK}).
      */
     public static boolean isApplication(String frame) {
         String f = stripLine(frame);
@@ -61,6 +111,9 @@ public final class Frames {
         char m = f.charAt(dot + 1);
         if (!Character.isJavaIdentifierStart(m) && m != '<') return false;
         if (f.contains("$$") || f.contains("$Proxy") || f.contains("GeneratedMethodAccessor")) return false;
+        if (startsWithAny(f, CULPRIT)) return false;
+        String[] app = APPLICATION.get();
+        if (app != null) return startsWithAny(f, app);
         for (String p : FRAMEWORK) if (f.startsWith(p)) return false;
         return true;
     }

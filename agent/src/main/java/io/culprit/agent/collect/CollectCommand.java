@@ -199,7 +199,10 @@ public final class CollectCommand implements Command {
         data.put("events", live == null ? 0 : live.evidence().events());
         data.put("startMs", live == null ? c.startMs : live.observation(requests).startMs());
         data.put("endMs", live == null ? System.currentTimeMillis() : live.observation(requests).endMs());
-        if (live != null) data.put("target", live.evidence().target());
+        Map<String, String> target = new LinkedHashMap<>(live == null ? Map.of() : live.evidence().target());
+        // For the rules' line between the service's code and its libraries (Frames.isApplication).
+        target.put("appPackages", String.join(",", AppPackages.of(ctx.instrumentation())));
+        data.put("target", target);
         data.put("probeEvidence", probeEvidence);
         emit(ctx, "wrote " + (live == null ? "" : live.evidence().events() + " events' evidence" + (probeEvidence.isEmpty() ? "" : " and "))
                 + String.join(", ", probeEvidence) + " to " + caseDir, data);

@@ -17,7 +17,7 @@ final class CallSite {
      * query in a loop, the repository method and the loop); further up is the web framework.
      */
     static final int PATH = 2;
-    static final CallSite UNKNOWN = new CallSite("(unknown)", "(unknown)", false);
+    static final CallSite UNKNOWN = new CallSite("(unknown)", "(unknown)", false, null);
 
     final String caller;
     /** Up to {@link #PATH} frames of distinct classes, innermost first, joined by " ← ". */
@@ -28,11 +28,17 @@ final class CallSite {
      * Read from the first call's stack, as the rest of the site is.
      */
     final boolean background;
+    /**
+     * A proxied annotation on the way here that no proxy applied ({@link ProxyBypass}): "@Cacheable
+     * a.B.m:12 called from a.B.n:30", when the call runs inside a cached method called on {@code this}; else null.
+     */
+    final String bypass;
 
-    private CallSite(String caller, String path, boolean background) {
+    private CallSite(String caller, String path, boolean background, String bypass) {
         this.caller = caller;
         this.path = path;
         this.background = background;
+        this.bypass = bypass;
     }
 
     /** The call site of the dependency call running on this thread now. */
@@ -47,6 +53,7 @@ final class CallSite {
 
     private static CallSite walk(java.util.function.Predicate<StackWalker.StackFrame> passedOver) {
         boolean[] scheduled = {false, false};  // {a scheduler's frame, a request's}
+        ProxyBypass.Scan bypass = new ProxyBypass.Scan();
         List<String> app = WALKER.walk(frames -> {
             List<String> out = new ArrayList<>(PATH);
             String lastClass = null;
@@ -54,15 +61,17 @@ final class CallSite {
                 String c = f.getClassName();
                 if (SCHEDULERS.contains(c)) scheduled[0] = true;
                 if (REQUEST_ENTRIES.contains(c)) scheduled[1] = true;
-                if (out.size() == PATH || skipped(c) || c.equals(lastClass) || passedOver.test(f)) continue;
+                boolean skipped = skipped(c);
+                bypass.accept(f, skipped);
+                if (out.size() == PATH || skipped || c.equals(lastClass) || passedOver.test(f)) continue;
                 lastClass = c;
                 out.add(c + "." + f.getMethodName() + ":" + f.getLineNumber());
             }
             return out;
         });
         boolean background = scheduled[0] && !scheduled[1];
-        return app.isEmpty() ? (background ? new CallSite(UNKNOWN.caller, UNKNOWN.path, true) : UNKNOWN)
-                : new CallSite(app.get(0), String.join(" ← ", app), background);
+        return app.isEmpty() ? new CallSite(UNKNOWN.caller, UNKNOWN.path, background, bypass.result())
+                : new CallSite(app.get(0), String.join(" ← ", app), background, bypass.result());
     }
 
     /** Classes whose frames run a scheduled task: the JDK's scheduled executors and Timer, Spring's and Quartz's jobs. */

@@ -80,6 +80,7 @@ final class CallStats {
         r.put("perRequest", requests > 0 && !background ? (double) count / requests : null);
         r.put("caller", site.caller);
         r.put("callPath", site.path);
+        if (site.bypass != null) r.put("proxyBypass", site.bypass);
         if (database != null && !database.isEmpty()) r.put("database", database);
         return r;
     }

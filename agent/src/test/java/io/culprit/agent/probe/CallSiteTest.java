@@ -38,4 +38,32 @@ class CallSiteTest {
             timer.cancel();
         }
     }
+
+    @org.springframework.context.annotation.Configuration
+    @org.springframework.cache.annotation.EnableCaching
+    static class Caching {
+        @org.springframework.context.annotation.Bean
+        org.springframework.cache.CacheManager cacheManager() {
+            return new org.springframework.cache.concurrent.ConcurrentMapCacheManager("summaries");
+        }
+
+        @org.springframework.context.annotation.Bean
+        example.shop.CachedPrices prices() {
+            return new example.shop.CachedPrices();
+        }
+    }
+
+    @Test
+    void aCachedMethodCalledOnThisIsSeenToRunWithoutTheCacheAndOneCalledThroughTheProxyIsNot() {
+        try (var ctx = new org.springframework.context.annotation.AnnotationConfigApplicationContext(Caching.class)) {
+            example.shop.CachedPrices prices = ctx.getBean(example.shop.CachedPrices.class);
+            CallSite proxied = (CallSite) prices.summary("eu", CallSite::here);
+            assertThat(proxied.bypass).as("a miss through the proxy, under the cache interceptor").isNull();
+            CallSite self = (CallSite) prices.page("eu", CallSite::here);
+            assertThat(self.bypass).matches("@Cacheable example\\.shop\\.CachedPrices\\.summary:\\d+ called from example\\.shop\\.CachedPrices\\.page:\\d+");
+            // Past the proxy it ran again for a key the cache holds: the cache was never asked.
+            assertThat(prices.page("eu", () -> "ran")).isEqualTo("ran");
+            assertThat(CallSite.here().bypass).as("no annotated method on the test's own stack").isNull();
+        }
+    }
 }

@@ -85,10 +85,13 @@ public final class CaughtExceptionsRule implements Rule {
         String fills = profiled ? " (" + n.tag(Fmt.pct(cpuShare), ev.cpuRef()) + " of CPU samples filling stack traces)"
                 : " (≈" + n.tag(Fmt.pct(cpuShare), "tables/exceptions") + " of " + Fmt.num(cpus) + " CPU(s) filling stack traces)";
         List<String> stack = Evidence.stack(t, top, "stack");
+        // Thrown inside a library (a parser probing ahead), the fix is where the service calls it.
+        String from = Frames.isApplication(site) ? null : stack.stream().filter(Frames::isApplication).findFirst().orElse(null);
+        String at = site + (from == null ? "" : " (called from " + from + ")");
         if (!stack.isEmpty() && stack.get(0).startsWith(STACK_READ)) {
             b.severity(sev).score(cpuShare).culprit(site).evidence("tables/exceptions#" + top)
                     .summary("Thread.getStackTrace() built " + n.tag(Fmt.num(ev.perRequest(t, top)), "tables/exceptions#" + top) + " "
-                            + type + " per request at " + site + fills + ": nothing is thrown, but each call walks and copies"
+                            + type + " per request at " + at + fills + ": nothing is thrown, but each call walks and copies"
                             + " the whole stack to read it (" + rate + " in all).")
                     .numbers(n.refs())
                     .explanation("Thread.currentThread().getStackTrace() creates an exception and fills its trace: every frame of"
@@ -103,7 +106,7 @@ public final class CaughtExceptionsRule implements Rule {
         }
         b.severity(sev).score(cpuShare).culprit(site).evidence("tables/exceptions#" + top)
                 .summary("exceptions thrown and " + (caught == null ? "probably " : "") + "caught: " + rate + "; top "
-                        + n.tag(Fmt.num(ev.perRequest(t, top)), "tables/exceptions#" + top) + " " + type + " per request at " + site
+                        + n.tag(Fmt.num(ev.perRequest(t, top)), "tables/exceptions#" + top) + " " + type + " per request at " + at
                         + fills + ".")
                 .numbers(n.refs())
                 .explanation("Each throw walks the stack to fill its trace; caught and ignored, it leaves no log line,"

@@ -2,11 +2,18 @@ package io.culprit.diagnosis.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.culprit.diagnosis.Diagnosis;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fixtures;
+import io.culprit.model.CaseFile;
+import io.culprit.model.CaseInfo;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Session 37's service outside the lab: library objects that are cheap to build and dear to use
@@ -110,5 +117,38 @@ class OutsideEnginesTest {
                 + " build() runs there): each call starts with an empty cache.");
         assertThat(f.fix()).startsWith("Build the cache once");
         assertThat(new CacheMissesRule().evaluate(Fixtures.evidence("outside-cache-too-small")).summary()).doesNotContain("built anew");
+    }
+
+    @TempDir Path tmp;
+
+    /**
+     * These cases were recorded before the agent recorded the service's packages, so ModelMapper and
+     * OGNL counted as the service's own code. The same evidence with the packages a run records now
+     * ({@code shop}, from BOOT-INF/classes) names the service's methods, and the verdict stands.
+     */
+    @Test
+    void withTheServicesPackagesRecordedTheLibrariesAreNoLongerItsCode() throws Exception {
+        Diagnosis.Result mapper = Diagnosis.run(withAppPackages("outside-modelmapper-per-request", "shop"));
+        assertThat(mapper.top().orElseThrow().id()).isEqualTo("repeated-construction");
+        Finding hot = mapper.finding("cpu-hotspot").orElseThrow();
+        assertThat(hot.culprit()).isEqualTo("shop.OrderSummaryMapper.toSummariesForRequest");
+        assertThat(hot.summary()).contains("in its call to org.modelmapper.ModelMapper.map");
+        assertThat(Diagnosis.run(CaseFile.open(Fixtures.dir("outside-modelmapper-per-request"))).finding("cpu-hotspot").orElseThrow().summary())
+                .as("without the packages").contains("the application method computing most on its own, org.modelmapper.");
+
+        Diagnosis.Result engine = Diagnosis.run(withAppPackages("outside-template-engine-per-request", "shop"));
+        assertThat(engine.top().orElseThrow().id()).isEqualTo("repeated-construction");
+        assertThat(engine.finding("caught-exceptions").orElseThrow().summary())
+                .contains("at ognl.Ognl.parseExpression:178 (called from shop.ReportRenderer.renderStandalone:26)");
+    }
+
+    private CaseFile withAppPackages(String fixture, String packages) throws Exception {
+        Path d = Fixtures.copy(fixture, tmp.resolve(fixture));
+        CaseFile cf = CaseFile.open(d);
+        CaseInfo i = cf.info();
+        Map<String, String> target = new HashMap<>(i.target());
+        target.put("appPackages", packages);
+        cf.write(CaseInfo.of(i.source(), i.startEpochMs(), i.endEpochMs(), i.commandLine(), target));
+        return CaseFile.open(d);
     }
 }
