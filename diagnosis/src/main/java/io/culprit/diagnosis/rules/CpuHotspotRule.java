@@ -41,6 +41,14 @@ public final class CpuHotspotRule implements Rule {
         "java.io.FileOutputStream", "java.io.RandomAccessFile", "java.nio.channels."
     };
 
+    /** Frames that compile a regular expression. */
+    private static final String[] REGEX_COMPILE = {"java.util.regex.Pattern.compile", "java.util.regex.Pattern.<init>"};
+    /** From this share of the method's samples, compiling is named beside matching. */
+    static final double REGEX_COMPILE_SHARE = 0.2;
+    /** Comparisons of boxed numbers (natural order on a List<Double> or a Stream<Long>). */
+    private static final String[] BOXED_COMPARE = {"java.lang.Double.compareTo", "java.lang.Long.compareTo",
+        "java.lang.Integer.compareTo", "java.lang.Float.compareTo", "java.lang.Short.compareTo"};
+
     @Override public String id() { return "cpu-hotspot"; }
     @Override public String title() { return "One application method burns the CPU"; }
 
@@ -99,7 +107,25 @@ public final class CpuHotspotRule implements Rule {
         // A parallel stream per request: its cure is the stream's, whatever the lambdas compute.
         boolean parallel = kind == null && mine.only(HotCallee::parallelStream).samples() * 2 >= own;
         if (parallel) detail += "; it runs as a parallel stream, its parts on ForkJoinPool.commonPool beside the other requests";
-        String fix = kind != null ? kind.fix
+        // Within regular expressions, the patterns compiled again on each call (String.matches,
+        // replaceAll, split): a service outside the lab spent 38 % of its normalizer there, 41 % matching.
+        double compiling = kind == HotCallee.Kind.REGEX
+                ? (double) mine.only(st -> Frames.anyStartsWith(st, REGEX_COMPILE)).samples() / own : 0;
+        boolean recompiles = compiling >= REGEX_COMPILE_SHARE;
+        if (recompiles) detail += "; " + n.tag(Fmt.pct(compiling), "profiles/cpu.collapsed") + " of it compiles the patterns"
+                + " again (Pattern.compile)";
+        // Numbers sorted as objects (a List<Double>, a Stream<Double>): each comparison follows two references.
+        boolean boxedSort = kind == HotCallee.Kind.SORT && mine.only(st -> Frames.anyStartsWith(st, BOXED_COMPARE)).samples() > 0;
+        if (boxedSort) detail += ", of boxed numbers";
+        String fix = recompiles ? "Compile each pattern once into a static final Pattern and use it (pattern.matcher(s).matches(),"
+                + " pattern.matcher(s).replaceAll(r), pattern.split(s)): String.matches, replaceAll, replaceFirst and split"
+                + " compile their regular expression again on every call (split only skips it for a single plain"
+                + " character); for a fixed string use String.replace or indexOf instead. If matching still costs"
+                + " then, make the patterns linear (no nested unbounded quantifiers) and bound the input they run on."
+                : boxedSort ? "Sort the numbers as a primitive array (Arrays.sort(double[]), long[], int[]): sorting Double or"
+                + " Long objects from a List or a boxed stream (stream().sorted(), boxed()) allocates an object per value and"
+                + " follows a reference at every comparison. " + kind.fix
+                : kind != null ? kind.fix
                 : parallel ? "Use a sequential stream on a request path: the common pool is shared by every request and has"
                 + " one thread fewer than the CPUs, so under load the parts only compete with other requests for the same"
                 + " cores and each split adds hand-offs and joins. Parallel streams pay off for large CPU-bound work on an"

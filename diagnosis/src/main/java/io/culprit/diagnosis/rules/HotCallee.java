@@ -6,10 +6,10 @@ import io.culprit.diagnosis.Frames;
  * What a hot application method spends its CPU on, read from the frames below it: the call it
  * makes (the first frame below the deepest application frame), and the kinds of computation
  * whose cure is known whatever the application (a backtracking regular expression, a secure
- * random generator, password hashing, hash collisions, compression, public-key cryptography,
+ * random generator, password hashing, hash collisions, compression, security-provider lookups, public-key cryptography,
  * starting threads, copy-on-write collections, string concatenation in a loop, interning, file-system calls,
  * forcing writes to disk, unbuffered reads a byte at a time, busy-waiting, compiling stylesheets
- * and schemas, sorting per call). Keyed to JDK and library APIs only.
+ * and schemas, sorting per call, indexing a LinkedList). Keyed to JDK and library APIs only.
  */
 final class HotCallee {
 
@@ -45,6 +45,28 @@ final class HotCallee {
                 + " (Deflater.BEST_SPEED, or the server's own compression with a minimum size), compress what does not"
                 + " change once and serve the cached bytes, or leave small responses uncompressed.",
                 "java.util.zip."),
+        /**
+         * Cipher.getInstance and its kin, and the provider choice a Cipher makes at its first init: a
+         * service outside the lab built a Cipher and a Mac per token, 200 per request, and 81 % of
+         * that method's samples were the lookups, not the encryption.
+         */
+        JCA_LOOKUP("looking up a cipher, MAC, digest or signature in the security providers (getInstance per call)",
+                "Cipher.getInstance, Mac.getInstance, MessageDigest.getInstance and Signature.getInstance search the"
+                + " installed providers, check the JCE's permissions and build a new implementation by reflection on"
+                + " every call, and a new Cipher chooses its provider again at its first init: far more than encrypting"
+                + " or hashing a short message costs. Get each one once and reuse it: these objects are not"
+                + " thread-safe, so keep one per thread (a ThreadLocal) or in a small pool; init a Cipher per message"
+                + " with its IV, and init a Mac once per key (doFinal resets it for the next message).",
+                "javax.crypto.Cipher.getInstance", "javax.crypto.Cipher.chooseProvider", "javax.crypto.Mac.getInstance",
+                "javax.crypto.Mac.chooseProvider", "java.security.MessageDigest.getInstance", "java.security.Signature.getInstance",
+                "java.security.Signature.chooseProvider", "javax.crypto.KeyAgreement.getInstance", "javax.crypto.KeyAgreement.chooseProvider",
+                "javax.crypto.KeyGenerator.getInstance", "java.security.KeyFactory.getInstance", "sun.security.jca.",
+                "java.security.Provider.getService", "java.security.Provider$Service.newInstance", "javax.crypto.JceSecurity.") {
+            @Override
+            Kind refines() {
+                return CRYPTO;
+            }
+        },
         CRYPTO("cryptography (signatures, ciphers, key agreement)",
                 "Public-key operations cost milliseconds each (signing with RSA most, and more with longer keys): sign"
                 + " or verify once and cache the result for its lifetime (a token, a session), reuse TLS sessions and"
@@ -162,13 +184,40 @@ final class HotCallee {
                 return listShift(stack, at);
             }
         },
+        /**
+         * A service outside the lab made thumbnails with getScaledInstance(SCALE_SMOOTH): drawing the
+         * result pushed every source pixel through AWT's filter one getRGB call at a time, under
+         * OffScreenImageSource's lock, so the requests also queued for it (18 req/s against 93).
+         */
+        AWT_PRODUCER("scaling or filtering an image through AWT's image-producer pipeline (Image.getScaledInstance)",
+                "Image.getScaledInstance and the ImageFilters run AWT's old producer/consumer pipeline: every source"
+                + " pixel is pushed through the filter one call at a time (getRGB per pixel for a decoded JPEG), under"
+                + " the image source's lock, so one thumbnail costs the whole source and requests take turns. Never use"
+                + " it on a server: draw into a new BufferedImage of the target size with Graphics2D.drawImage and the"
+                + " interpolation hint (bilinear, or bicubic), halving in steps for large reductions, or use a library"
+                + " that does (Thumbnailator, imgscalr); keep the thumbnails once made.",
+                "java.awt.Image.getScaledInstance", "java.awt.image.FilteredImageSource", "sun.awt.image.OffScreenImageSource",
+                "java.awt.image.AreaAveragingScaleFilter", "java.awt.image.ReplicateScaleFilter", "sun.awt.image.ImageRepresentation",
+                "sun.awt.image.ToolkitImage"),
+        /** Matched by method, not prefix: LinkedList.getFirst and getLast cost nothing. */
+        LINKED_LIST_INDEX("indexing a LinkedList (get(i) walks the list node by node from its nearer end)",
+                "LinkedList.get(i) and set(i, x) walk the list from its nearer end to reach item i, so a loop that"
+                + " indexes it costs the square of its length, and each step is a cache miss on a separate node. Use an"
+                + " ArrayList (or a primitive array for numbers) where items are read by index, or walk the LinkedList"
+                + " with its iterator (a for-each loop, a ListIterator for a window).") {
+            @Override
+            boolean matches(String frame) {
+                String m = Frames.stripLine(frame);
+                return m.equals("java.util.LinkedList.get") || m.equals("java.util.LinkedList.node") || m.equals("java.util.LinkedList.set");
+            }
+        },
         LINEAR_SEARCH("searching a list item by item (List.contains or indexOf inside a loop)",
                 "Each List.contains or indexOf compares the value with every item until it finds it: called once per"
                 + " item of a loop (de-duplicating, joining two lists, checking membership) the work grows with the square"
                 + " of the list. Keep the items in a HashSet (a LinkedHashSet to keep their order) and ask it, or index"
-                + " them once in a HashMap by key; walk a LinkedList with its iterator, never with get(i).",
+                + " them once in a HashMap by key.",
                 "java.util.ArrayList.contains", "java.util.ArrayList.indexOf", "java.util.ArrayList.lastIndexOf",
-                "java.util.LinkedList.contains", "java.util.LinkedList.indexOf", "java.util.LinkedList.node",
+                "java.util.LinkedList.contains", "java.util.LinkedList.indexOf",
                 "java.util.Vector.indexOf", "java.util.Vector.contains", "java.util.AbstractList.indexOf",
                 "java.util.AbstractCollection.contains", "java.util.ArrayDeque.contains", "java.util.Arrays$ArrayList.indexOf",
                 "java.util.Arrays$ArrayList.contains", "java.util.ImmutableCollections$ListN.indexOf",
