@@ -38,6 +38,41 @@ final class CallShape {
 
     private CallShape() { }
 
+    /** A join on a parent's id: {@code left join b38a_review r1_0 on p1_0.id=r1_0.product_id}, either side first. */
+    private static final Pattern JOIN = Pattern.compile("\\bjoin\\s+([a-z_][a-z0-9_.\"]*)\\s+(?:as\\s+)?([a-z_][a-z0-9_]*)\\s+on\\s+"
+            + "([a-z_][a-z0-9_]*)\\.([a-z_][a-z0-9_]*)\\s*=\\s*([a-z_][a-z0-9_]*)\\.([a-z_][a-z0-9_]*)");
+    private static final Pattern ALIASED = Pattern.compile("\\bfrom\\s+([a-z_][a-z0-9_.\"]*)\\s+(?:as\\s+)?([a-z_][a-z0-9_]*)");
+
+    /**
+     * The tables a SELECT joins to its main table's id when there are two or more, each a collection
+     * of the main row (the joined table's column equals the main table's {@code id}): their rows
+     * multiply, every main row coming back once per combination. A service outside the lab loaded 20
+     * products with an entity graph over their 20 images and 30 reviews (both Sets, so Hibernate did
+     * not refuse it): 12,000 wide rows per request, 13 MB decoded. Null for any other statement.
+     */
+    static List<String> collectionJoins(String sql) {
+        String s = sql.toLowerCase(Locale.ROOT).trim();
+        if (!s.startsWith("select")) return null;
+        Matcher from = ALIASED.matcher(s);
+        if (!from.find()) return null;
+        String root = from.group(2);
+        List<String> tables = new ArrayList<>();
+        Matcher j = JOIN.matcher(s);
+        while (j.find()) {
+            String alias = j.group(2);
+            boolean parentId = j.group(3).equals(root) && j.group(4).equals("id") && j.group(5).equals(alias) && !j.group(6).equals("id")
+                    || j.group(5).equals(root) && j.group(6).equals("id") && j.group(3).equals(alias) && !j.group(4).equals("id");
+            if (parentId) tables.add(j.group(1));
+        }
+        return tables.size() >= 2 ? tables : null;
+    }
+
+    static final String COLLECTION_JOINS_FIX = "Fetch one collection per query: the joined collections multiply each other's"
+            + " rows (20 rows of one by 30 of another come back as 600 per parent). With Hibernate, join fetch one collection"
+            + " (JOIN FETCH or @EntityGraph) and load the other for the same parents in a second query in the same session,"
+            + " or batch them (@BatchSize, hibernate.default_batch_fetch_size, @Fetch(FetchMode.SUBSELECT)); or select only"
+            + " the columns the response needs (counts and averages as aggregates) with DTO queries.";
+
     /** The cure this call's command or statement calls for, in {@code db}'s dialect for SQL; null when nothing specific is known. */
     /**
      * {@link #fix(String, String, Database)}, or, for a count a pagination plugin runs before every

@@ -72,6 +72,7 @@ public final class ChattyCallsRule implements Rule {
         double cpu = located ? ev.cpuShare(f -> Frames.stripLine(f).equals(method)) : Double.NaN;
         boolean nested = located && ev.cpuProfileIfAny()
                 .map(p -> p.only(st -> Frames.hasMethod(st, method) && Frames.anyStartsWith(st, MYBATIS_NESTED)).samples() > 0).orElse(false);
+        OrmRoundTrips orm = lazy == null && !nested ? OrmRoundTrips.of(ev, kind, target) : null;
         double cost = Math.max(finite(share), finite(cpu));
         Severity sev = cost >= SHARE_CRITICAL ? Severity.CRITICAL : cost >= SHARE_WARN ? Severity.WARN : Severity.INFO;
         double count = t.number(top, "count");
@@ -85,7 +86,8 @@ public final class ChattyCallsRule implements Rule {
                         + "() initialises, at " + lazy[2] : "")
                         + (nested ? "; each is MyBatis's nested select for one row of a list (a resultMap's association or"
                         + " collection with select=)" : "")
-                        + (cpu > 0 ? ", under which " + n.tag(Fmt.pct(cpu), ev.cpuRef()) + " of CPU samples run" : "") + ".")
+                        + (cpu > 0 ? ", under which " + n.tag(Fmt.pct(cpu), ev.cpuRef()) + " of CPU samples run" : "")
+                        + (orm != null ? orm.clause : "") + ".")
                 .numbers(n.refs())
                 .explanation("Each call is quick, so no slow-call threshold fires, but the request makes it once per item:"
                         + " the round trips (pool checkout, network, parse, driver) add up to the request's time and grow"
@@ -93,10 +95,10 @@ public final class ChattyCallsRule implements Rule {
                 .fix(lazy != null ? "The association to " + lazy[0] + " is LAZY and read for every item: fetch it with the query"
                         + " that loads the list (JOIN FETCH, @EntityGraph), or batch the loads (@BatchSize on the association,"
                         + " hibernate.default_batch_fetch_size), or select only the columns the response needs (a DTO projection)."
-                        : nested ? MYBATIS_NESTED_FIX : fix(kind, target) + slowEach(ev, kind, target, meanMs))
+                        : nested ? MYBATIS_NESTED_FIX : orm != null ? orm.fix : fix(kind, target) + slowEach(ev, kind, target, meanMs))
                 .confirm(ev.confirm(confirm(located ? (path.isEmpty() ? caller : path) : null)));
         // Each lazy load also builds its entity: the ORM's CPU is this loop's.
-        if (lazy != null) b.explains("orm-cpu");
+        if (lazy != null || orm != null) b.explains("orm-cpu");
         if (sev != Severity.INFO) {
             b.explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                     .explains("thread-oversubscription").explains("cpu-saturation");

@@ -66,7 +66,9 @@ final class LargeReplies {
                     + " keep a value that rarely changes in the service's own memory, or compress it.";
             case "sql": return "Fetch only what the request uses: name the columns (no SELECT * over large text or BLOB"
                     + " columns), page the rows (LIMIT, keyset pagination), and stream a large result (a fetch size)"
-                    + " instead of materialising it whole.";
+                    + " instead of materialising it whole. With JPA, read a list through a DTO projection (select new"
+                    + " ...(e.id, e.title)) or keep the large column in an entity of its own: Hibernate ignores"
+                    + " @Basic(fetch = LAZY) without bytecode enhancement and loads the column with every row.";
             default: return "Ask for less per call: the fields the request needs, a page at a time, compressed; cache"
                     + " a reply that rarely changes.";
         }
