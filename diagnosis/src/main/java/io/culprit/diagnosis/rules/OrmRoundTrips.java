@@ -4,6 +4,7 @@ import io.culprit.diagnosis.CpuProfile;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Frames;
 import java.util.Locale;
+import java.util.function.Predicate;
 
 /**
  * Repeated statements that an ORM or Spring Data issues on the application's behalf, each with a
@@ -20,57 +21,45 @@ import java.util.Locale;
  * </ul>
  */
 enum OrmRoundTrips {
-    BAG_RECREATE("; each change removes the whole collection and inserts every element again: Hibernate recreating"
+    BAG_RECREATE("insert", st -> Frames.anyStartsWith(st, "org.hibernate.action.internal.CollectionUpdateAction") && recreates(st),
+            "; each change removes the whole collection and inserts every element again: Hibernate recreating"
             + " a collection it cannot change row by row",
             "Hibernate cannot tell the rows of a bag apart (an @ElementCollection or @OneToMany mapped as a List without"
             + " @OrderColumn), so any change to it deletes all of the parent's rows and inserts every element again. Map"
             + " it as a Set (with a primary key over the parent and the value), add @OrderColumn, or make the elements an"
-            + " entity of their own; then a change writes only the rows that changed.") {
-        @Override
-        boolean matches(String statement, CpuProfile p) {
-            return statement.startsWith("insert") && p.only(st -> Frames.anyStartsWith(st, "org.hibernate.action.internal.CollectionUpdateAction")
-                    && recreates(st)).samples() >= MIN_SAMPLES;
-        }
-    },
-    DERIVED_DELETE("; Spring Data's derived delete query (deleteBy…) loads the rows and removes each with a statement of its own",
+            + " entity of their own; then a change writes only the rows that changed."),
+    DERIVED_DELETE("delete", st -> Frames.anyStartsWith(st, "org.springframework.data.jpa.repository.query.JpaQueryExecution$DeleteExecution"),
+            "; Spring Data's derived delete query (deleteBy…) loads the rows and removes each with a statement of its own",
             "A derived deleteBy… query is not a bulk delete: Spring Data selects the entities, removes them one by one, and"
             + " Hibernate flushes one DELETE per row. Delete in one statement: @Modifying @Query(\"delete from Entity e where"
             + " e.owner = :owner\") or deleteAllInBatch; it skips the persistence context, cascades and lifecycle callbacks,"
-            + " so clear the context after it and delete child rows the same way.") {
-        @Override
-        boolean matches(String statement, CpuProfile p) {
-            return statement.startsWith("delete")
-                    && p.only(st -> Frames.anyStartsWith(st, "org.springframework.data.jpa.repository.query.JpaQueryExecution$DeleteExecution"))
-                    .samples() >= MIN_SAMPLES;
-        }
-    },
-    MERGE_SELECT("; each is the SELECT that merge runs to load a detached entity before copying it: Spring Data's save() of"
+            + " so clear the context after it and delete child rows the same way."),
+    MERGE_SELECT("select", st -> Frames.anyStartsWith(st, "org.springframework.data.jpa.repository.support.SimpleJpaRepository.save")
+                    && Frames.anyStartsWith(st, "org.hibernate.event.internal.DefaultMergeEventListener"),
+            "; each is the SELECT that merge runs to load a detached entity before copying it: Spring Data's save() of"
             + " an entity whose id is already set",
             "Spring Data's save() calls merge for an entity whose id is set (an assigned id, no @Version), and merge selects"
             + " the row before copying the entity over it. Load the rows the request changes in one query (findAllById,"
             + " or a query for the whole set), change the loaded entities and let the flush write only those that changed;"
             + " or implement Persistable.isNew (a transient flag, or @Version) so that save() persists new rows without the"
-            + " SELECT, or write them with one batched INSERT ... ON CONFLICT DO UPDATE.") {
-        @Override
-        boolean matches(String statement, CpuProfile p) {
-            return statement.startsWith("select")
-                    && p.only(st -> Frames.anyStartsWith(st, "org.springframework.data.jpa.repository.support.SimpleJpaRepository.save")
-                    && Frames.anyStartsWith(st, "org.hibernate.event.internal.DefaultMergeEventListener")).samples() >= MIN_SAMPLES;
-        }
-    };
+            + " SELECT, or write them with one batched INSERT ... ON CONFLICT DO UPDATE.");
 
     /** Samples enough to say the ORM ran that path during the run, not once at start-up. */
     static final long MIN_SAMPLES = 5;
 
+    /** The statement's first word. */
+    private final String verb;
+    /** A CPU sample on the ORM's path. */
+    private final Predicate<String[]> path;
     final String clause;
     final String fix;
 
-    OrmRoundTrips(String clause, String fix) {
+    OrmRoundTrips(String verb, Predicate<String[]> path, String clause, String fix) {
+        this.verb = verb;
+        this.path = path;
         this.clause = clause;
         this.fix = fix;
     }
-
-    abstract boolean matches(String statement, CpuProfile p);
 
     /** The ORM path behind a repeated SQL statement, or null (no CPU profile, not SQL, none recognised). */
     static OrmRoundTrips of(Evidence ev, String kind, String target) {
@@ -78,7 +67,9 @@ enum OrmRoundTrips {
         CpuProfile p = ev.cpuProfileIfAny().orElse(null);
         if (p == null) return null;
         String statement = target.trim().toLowerCase(Locale.ROOT);
-        for (OrmRoundTrips o : values()) if (o.matches(statement, p)) return o;
+        for (OrmRoundTrips o : values()) {
+            if (statement.startsWith(o.verb) && p.only(o.path).samples() >= MIN_SAMPLES) return o;
+        }
         return null;
     }
 
