@@ -50,19 +50,19 @@ public final class ProxyBypassRule implements Rule {
                 .max(Comparator.comparing((Map.Entry<String, Double> e) -> !e.getKey().startsWith("@Transactional"))
                         .thenComparing(Map.Entry::getValue))
                 .map(Map.Entry::getKey).orElse(null);
-        double share = bypass == null ? 0 : shares.get(bypass), perRequest = 0;
-        int top = -1;
-        for (int i = 0; bypass != null && i < t.rows().size(); i++) {
-            if (!bypass.equals(Evidence.text(t, i, "proxyBypass"))) continue;
-            if (Double.isFinite(t.number(i, "perRequest"))) perRequest += t.number(i, "perRequest");
-            if (top < 0 || t.number(i, "shareOfRequestTime") > t.number(top, "shareOfRequestTime")) top = i;
-        }
-        Numbers n = new Numbers();
         if (bypass == null) {
             return finding(Severity.OK).evidence("tables/calls")
                     .summary("every dependency call under a @Cacheable, @Async or @Transactional method ran through its proxy"
                             + " (or none ran under one).").build();
         }
+        double share = shares.get(bypass), perRequest = 0;
+        int top = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!bypass.equals(Evidence.text(t, i, "proxyBypass"))) continue;
+            if (Double.isFinite(t.number(i, "perRequest"))) perRequest += t.number(i, "perRequest");
+            if (top < 0 || t.number(i, "shareOfRequestTime") > t.number(top, "shareOfRequestTime")) top = i;
+        }
+        Numbers n = new Numbers();
         Bypass b = Bypass.parse(bypass);
         String row = "tables/calls#" + top;
         boolean cached = b.annotation.equals("@Cacheable"), async = b.annotation.equals("@Async");
