@@ -1,12 +1,11 @@
 package io.culprit.agent.collect;
 
+import io.culprit.jfr.ApplicationPackages;
 import java.lang.instrument.Instrumentation;
 import java.net.URL;
-import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.security.CodeSource;
 import java.security.ProtectionDomain;
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,15 +20,12 @@ import java.util.TreeSet;
  * collection, at its stop, on the command thread.
  */
 final class AppPackages {
-    /** Enough for any service's own package tree once nested packages are folded into their parents. */
-    static final int MAX = 200;
-
     private AppPackages() { }
 
     /** The application's packages, sorted, without those inside another listed one; empty when none is known. */
     static List<String> of(Instrumentation inst) {
         if (inst == null) return List.of(); // a command context without the JVM's instrumentation (tests)
-        String mainJar = mainJar(System.getProperty("sun.java.command", ""));
+        String mainJar = ApplicationPackages.mainJar(System.getProperty("sun.java.command", ""));
         Map<ProtectionDomain, Source> sources = new IdentityHashMap<>();
         TreeSet<String> own = new TreeSet<>(), ofMainJar = new TreeSet<>();
         for (Class<?> c : inst.getAllLoadedClasses()) {
@@ -46,7 +42,7 @@ final class AppPackages {
         }
         // The command line's jar is the application's only when nothing nested or unpacked is; a
         // Spring Boot jar holds its launcher (org.springframework.boot.loader) at the top, never the application's.
-        return folded(own.isEmpty() ? ofMainJar : own);
+        return ApplicationPackages.folded(own.isEmpty() ? ofMainJar : own);
     }
 
     /** culprit's own classes, which come from a classes directory in its own tests (the lab's io.culprit.lab is an application). */
@@ -70,30 +66,5 @@ final class AppPackages {
         } catch (Exception e) {
             return Source.OTHER;
         }
-    }
-
-    /** {@code app.jar --server.port=8080} → the jar's absolute path; null when the command names a main class. */
-    static String mainJar(String command) {
-        String first = command.trim().split("\\s+", 2)[0];
-        if (!first.endsWith(".jar") && !first.endsWith(".war")) return null;
-        try {
-            Path p = Paths.get(first);
-            return p.toAbsolutePath().normalize().toString();
-        } catch (RuntimeException e) {
-            return null;
-        }
-    }
-
-    /** Sorted packages without those nested in a listed one ({@code a.b} covers {@code a.b.c}), at most {@link #MAX}. */
-    static List<String> folded(TreeSet<String> packages) {
-        List<String> out = new ArrayList<>();
-        for (String p : packages) {
-            // Sorted order puts a package right before those nested in it (or before a sibling that shares its prefix).
-            String last = out.isEmpty() ? null : out.get(out.size() - 1);
-            if (last != null && p.startsWith(last + ".")) continue;
-            out.add(p);
-            if (out.size() == MAX) break;
-        }
-        return out;
     }
 }

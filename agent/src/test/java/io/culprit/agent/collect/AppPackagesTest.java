@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Paths;
 import java.util.List;
-import java.util.TreeSet;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.ByteBuddyAgent;
 import org.junit.jupiter.api.Test;
@@ -31,18 +30,5 @@ class AppPackagesTest {
         assertThat(packages).noneMatch(p -> p.startsWith("io.culprit.agent")).noneMatch(p -> p.startsWith("io.culprit.model")).noneMatch(p -> p.startsWith("org.junit"))
                 .noneMatch(p -> p.startsWith("net.bytebuddy")).noneMatch(p -> p.startsWith("java."));
         assertThat(packages).contains("acme", "example.shop");
-    }
-
-    @Test
-    void nestedPackagesFoldIntoTheirParents() {
-        assertThat(AppPackages.folded(new TreeSet<>(List.of("com.acme.shop", "com.acme.shop.web", "com.acme.shopping", "com.acme.shop.web.dto", "org.x"))))
-                .containsExactly("com.acme.shop", "com.acme.shopping", "org.x");
-    }
-
-    @Test
-    void theMainJarIsTheCommandsFirstWordWhenItIsAJar() {
-        assertThat(AppPackages.mainJar("/srv/app.jar --server.port=8080")).isEqualTo(Paths.get("/srv/app.jar").toString());
-        assertThat(AppPackages.mainJar("com.acme.Main --flag")).isNull();
-        assertThat(AppPackages.mainJar("")).isNull();
     }
 }

@@ -1,5 +1,6 @@
 package io.culprit.cli.diagnose;
 
+import io.culprit.jfr.ApplicationPackages;
 import io.culprit.jfr.EvidenceText;
 import io.culprit.jfr.JfrEvidence;
 import io.culprit.jfr.JfrFiles;
@@ -18,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import one.convert.Arguments;
@@ -75,7 +77,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         Observation o = ev.observed(0);
         Path dir = caseDir != null ? caseDir : recording.resolveSibling(recording.getFileName().toString().replaceFirst("\\.jfr$", "") + ".case");
         CaseFile cf = CaseFile.create(dir);
-        cf.write(CaseInfo.of("analyze", o.startMs(), o.endMs(), "culprit analyze " + recording, ev.target()));
+        cf.write(CaseInfo.of("analyze", o.startMs(), o.endMs(), "culprit analyze " + recording, withAppPackages(ev.target())));
         ev.writeTo(cf, o);
         long cpuSamples = writeCpuProfile(recording, cf.profile("cpu.collapsed"));
 
@@ -108,6 +110,18 @@ public final class AnalyzeCommand implements Callable<Integer> {
         out.println("case file: " + dir.toAbsolutePath());
         out.flush();
         return 0;
+    }
+
+    /**
+     * The target as recorded, with the application's packages as its command line tells them (the
+     * agent reads them from the loaded classes, which a recording does not hold): without them the
+     * rules count every library they do not list as the service's own code.
+     */
+    private static Map<String, String> withAppPackages(Map<String, String> target) {
+        Map<String, String> t = new LinkedHashMap<>(target);
+        List<String> packages = ApplicationPackages.ofCommand(t.get("mainClass"));
+        if (!packages.isEmpty()) t.putIfAbsent("appPackages", String.join(",", packages));
+        return t;
     }
 
     /**
