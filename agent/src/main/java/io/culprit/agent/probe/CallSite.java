@@ -53,6 +53,7 @@ final class CallSite {
 
     private static CallSite walk(java.util.function.Predicate<StackWalker.StackFrame> passedOver) {
         boolean[] scheduled = {false, false};  // {a scheduler's frame, a request's}
+        int[] committing = {0};  // 1: inside a transaction's commit, 2: its method taken
         ProxyBypass.Scan bypass = new ProxyBypass.Scan();
         List<String> app = WALKER.walk(frames -> {
             List<String> out = new ArrayList<>(PATH);
@@ -63,6 +64,18 @@ final class CallSite {
                 if (REQUEST_ENTRIES.contains(c)) scheduled[1] = true;
                 boolean skipped = skipped(c);
                 bypass.accept(f, skipped);
+                if (out.isEmpty() && committing[0] == 0 && c.equals(TX_ASPECT) && f.getMethodName().equals("commitTransactionAfterReturning")) {
+                    committing[0] = 1;
+                }
+                String proxied = committing[0] == 1 && out.isEmpty() ? proxiedClass(c) : null;
+                if (proxied != null) {
+                    // Flushed at the commit of a @Transactional method that has returned: the
+                    // statement is that method's, and its proxy's frame is all the stack keeps of it.
+                    committing[0] = 2;
+                    lastClass = proxied;
+                    out.add(proxied + "." + f.getMethodName());
+                    continue;
+                }
                 if (out.size() == PATH || skipped || c.equals(lastClass) || passedOver.test(f)) continue;
                 lastClass = c;
                 out.add(c + "." + f.getMethodName() + ":" + f.getLineNumber());
@@ -82,6 +95,16 @@ final class CallSite {
     static final java.util.Set<String> REQUEST_ENTRIES = java.util.Set.of(
             "org.apache.catalina.connector.CoyoteAdapter", "jakarta.servlet.http.HttpServlet", "javax.servlet.http.HttpServlet",
             "org.eclipse.jetty.server.Server", "io.undertow.server.Connectors");
+
+    /** Where Spring commits a {@code @Transactional} method's transaction after it returned. */
+    static final String TX_ASPECT = "org.springframework.transaction.interceptor.TransactionAspectSupport";
+
+    /** {@code a.B$$SpringCGLIB$$0} (Spring 6) or {@code a.B$$EnhancerBySpringCGLIB$$1f2e} (5) → {@code a.B}; else null. */
+    static String proxiedClass(String className) {
+        int at = className.indexOf("$$SpringCGLIB$$");
+        if (at < 0) at = className.indexOf("$$EnhancerBySpringCGLIB$$");
+        return at > 0 ? className.substring(0, at) : null;
+    }
 
     /** {@code java.sql.Wrapper}, or null in a runtime image without the java.sql module. */
     private static final Class<?> WRAPPER = wrapper();

@@ -66,4 +66,56 @@ class CallSiteTest {
             assertThat(CallSite.here().bypass).as("no annotated method on the test's own stack").isNull();
         }
     }
+
+    @org.springframework.context.annotation.Configuration
+    @org.springframework.transaction.annotation.EnableTransactionManagement
+    static class Transactions {
+        @org.springframework.context.annotation.Bean
+        org.springframework.transaction.PlatformTransactionManager transactionManager() {
+            return new org.springframework.transaction.support.AbstractPlatformTransactionManager() {
+                @Override
+                protected Object doGetTransaction() {
+                    return new Object();
+                }
+
+                @Override
+                protected void doBegin(Object tx, org.springframework.transaction.TransactionDefinition definition) { }
+
+                @Override
+                protected void doCommit(org.springframework.transaction.support.DefaultTransactionStatus status) {
+                    example.shop.OrderDesk.seenAtCommit = example.shop.OrderDesk.statementAtCommit.get();
+                }
+
+                @Override
+                protected void doRollback(org.springframework.transaction.support.DefaultTransactionStatus status) { }
+            };
+        }
+
+        @org.springframework.context.annotation.Bean
+        example.shop.OrderDesk orderDesk() {
+            return new example.shop.OrderDesk();
+        }
+    }
+
+    @Test
+    void aStatementFlushedAtCommitIsTheTransactionalMethodsNotItsCallers() {
+        try (var ctx = new org.springframework.context.annotation.AnnotationConfigApplicationContext(Transactions.class)) {
+            example.shop.OrderDesk desk = ctx.getBean(example.shop.OrderDesk.class);
+            assertThat(desk.getClass().getName()).as("a CGLIB proxy").contains("$$SpringCGLIB$$");
+            example.shop.OrderDesk.statementAtCommit = CallSite::here;
+            example.shop.Checkout.submit(desk);
+            CallSite atCommit = (CallSite) example.shop.OrderDesk.seenAtCommit;
+            // place() has returned: only its proxy's frame is left, below the commit.
+            assertThat(atCommit.caller).isEqualTo("example.shop.OrderDesk.place");
+            assertThat(atCommit.path).matches("example\\.shop\\.OrderDesk\\.place ← example\\.shop\\.Checkout\\.submit:\\d+");
+        }
+    }
+
+    @Test
+    void aProxysClassNamesTheClassItProxies() {
+        assertThat(CallSite.proxiedClass("com.acme.OrderService$$SpringCGLIB$$0")).isEqualTo("com.acme.OrderService");
+        assertThat(CallSite.proxiedClass("com.acme.OrderService$$EnhancerBySpringCGLIB$$1f2e3d")).isEqualTo("com.acme.OrderService");
+        assertThat(CallSite.proxiedClass("com.acme.OrderService")).isNull();
+        assertThat(CallSite.proxiedClass("jdk.proxy2.$Proxy87")).isNull();
+    }
 }
