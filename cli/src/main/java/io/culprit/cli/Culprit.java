@@ -37,6 +37,9 @@ public final class Culprit implements Runnable {
     /** The configured command line; tests drive it in-process. */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Culprit());
+        // "--body @payload.json" is culprit's own file reference (as curl's -d @file); picocli
+        // would otherwise replace the word by the file's contents, split into arguments.
+        cl.setExpandAtFiles(false);
         // Bad input is a one-line error and a non-zero exit, never a stack trace.
         cl.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("culprit: " + ex.getMessage());

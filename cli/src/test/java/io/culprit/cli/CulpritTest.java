@@ -41,4 +41,13 @@ class CulpritTest {
             assertThat(out.toString()).as(name).startsWith("Usage: culprit " + name);
         }
     }
+
+    /** {@code --body @file} as its own word is the body's file, not an argument file picocli would expand. */
+    @Test
+    void aBodyFileGivenAsItsOwnWordReachesTheCommand(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path body = java.nio.file.Files.writeString(dir.resolve("claim.json"), "{\"policyNumber\": \"POL-1\", \"amount\": 1}");
+        CommandLine cl = Culprit.commandLine();
+        CommandLine.ParseResult parsed = cl.parseArgs("load", "--body", "@" + body, "http://127.0.0.1:9/");
+        assertThat(parsed.subcommand().matchedOptionValue("--body", "")).isEqualTo("@" + body);
+    }
 }
