@@ -17,7 +17,7 @@ final class CallSite {
      * query in a loop, the repository method and the loop); further up is the web framework.
      */
     static final int PATH = 2;
-    static final CallSite UNKNOWN = new CallSite("(unknown)", "(unknown)", false, null);
+    static final CallSite UNKNOWN = new CallSite("(unknown)", "(unknown)", false, null, null);
 
     final String caller;
     /** Up to {@link #PATH} frames of distinct classes, innermost first, joined by " ← ". */
@@ -33,12 +33,20 @@ final class CallSite {
      * a.B.m:12 called from a.B.n:30", when the call runs inside a cached method called on {@code this}; else null.
      */
     final String bypass;
+    /**
+     * A statement the driver ran to answer {@code java.sql.DatabaseMetaData} (the catalog: tables,
+     * columns, keys): the library method the application called that asked for it
+     * ({@code org.springframework.jdbc.core.simple.SimpleJdbcInsert.executeAndReturnKey}), or the
+     * metadata method itself when the application asked directly; else null.
+     */
+    final String catalogVia;
 
-    private CallSite(String caller, String path, boolean background, String bypass) {
+    private CallSite(String caller, String path, boolean background, String bypass, String catalogVia) {
         this.caller = caller;
         this.path = path;
         this.background = background;
         this.bypass = bypass;
+        this.catalogVia = catalogVia;
     }
 
     /** The call site of the dependency call running on this thread now. */
@@ -55,11 +63,13 @@ final class CallSite {
         boolean[] scheduled = {false, false};  // {a scheduler's frame, a request's}
         int[] committing = {0};  // 1: inside a transaction's commit, 2: its method taken
         ProxyBypass.Scan bypass = new ProxyBypass.Scan();
+        String[] catalog = {null, null};  // {the metadata frame, the frame just inside the application's}
         List<String> app = WALKER.walk(frames -> {
             List<String> out = new ArrayList<>(PATH);
-            String lastClass = null;
+            String lastClass = null, inner = null;
             for (StackWalker.StackFrame f : (Iterable<StackWalker.StackFrame>) frames::iterator) {
                 String c = f.getClassName();
+                if (out.isEmpty() && catalog[0] == null && metadata(f.getDeclaringClass())) catalog[0] = c + "." + f.getMethodName();
                 if (SCHEDULERS.contains(c)) scheduled[0] = true;
                 if (REQUEST_ENTRIES.contains(c)) scheduled[1] = true;
                 boolean skipped = skipped(c);
@@ -76,15 +86,20 @@ final class CallSite {
                     out.add(proxied + "." + f.getMethodName());
                     continue;
                 }
-                if (out.size() == PATH || skipped || c.equals(lastClass) || passedOver.test(f)) continue;
+                if (out.size() == PATH || skipped || c.equals(lastClass) || passedOver.test(f)) {
+                    if (out.isEmpty() && !c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("io.culprit.")) inner = c + "." + f.getMethodName();
+                    continue;
+                }
+                if (out.isEmpty()) catalog[1] = inner;
                 lastClass = c;
                 out.add(c + "." + f.getMethodName() + ":" + f.getLineNumber());
             }
             return out;
         });
         boolean background = scheduled[0] && !scheduled[1];
-        return app.isEmpty() ? new CallSite(UNKNOWN.caller, UNKNOWN.path, background, bypass.result())
-                : new CallSite(app.get(0), String.join(" ← ", app), background, bypass.result());
+        String via = catalog[0] == null ? null : catalog[1] != null ? catalog[1] : catalog[0];
+        return app.isEmpty() ? new CallSite(UNKNOWN.caller, UNKNOWN.path, background, bypass.result(), via)
+                : new CallSite(app.get(0), String.join(" ← ", app), background, bypass.result(), via);
     }
 
     /** Classes whose frames run a scheduled task: the JDK's scheduled executors and Timer, Spring's and Quartz's jobs. */
@@ -107,14 +122,21 @@ final class CallSite {
     }
 
     /** {@code java.sql.Wrapper}, or null in a runtime image without the java.sql module. */
-    private static final Class<?> WRAPPER = wrapper();
+    private static final Class<?> WRAPPER = sqlType("java.sql.Wrapper");
 
-    private static Class<?> wrapper() {
+    private static Class<?> sqlType(String name) {
         try {
-            return Class.forName("java.sql.Wrapper", false, ClassLoader.getPlatformClassLoader());
+            return Class.forName(name, false, ClassLoader.getPlatformClassLoader());
         } catch (ClassNotFoundException | LinkageError noJdbc) {
             return null;
         }
+    }
+
+    /** {@code java.sql.DatabaseMetaData}, or null in a runtime image without the java.sql module. */
+    private static final Class<?> METADATA = sqlType("java.sql.DatabaseMetaData");
+
+    private static boolean metadata(Class<?> c) {
+        return METADATA != null && METADATA.isAssignableFrom(c);
     }
 
     private static boolean jdbc(Class<?> c) {

@@ -81,6 +81,7 @@ final class CallStats {
         r.put("caller", site.caller);
         r.put("callPath", site.path);
         if (site.bypass != null) r.put("proxyBypass", site.bypass);
+        if (site.catalogVia != null) r.put("catalogVia", site.catalogVia);
         if (database != null && !database.isEmpty()) r.put("database", database);
         return r;
     }

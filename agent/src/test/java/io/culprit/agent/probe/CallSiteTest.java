@@ -118,4 +118,40 @@ class CallSiteTest {
         assertThat(CallSite.proxiedClass("com.acme.OrderService")).isNull();
         assertThat(CallSite.proxiedClass("jdk.proxy2.$Proxy87")).isNull();
     }
+
+    /**
+     * A statement the driver runs for {@code DatabaseMetaData} (here a stand-in driver whose
+     * metadata answers the first question with the call site) is a catalog read, and names the
+     * library call the application made: Spring's SimpleJdbcInsert reading the table's columns.
+     */
+    @Test
+    void aCatalogReadNamesTheLibraryCallThatAskedForIt() {
+        CallSite[] seen = new CallSite[1];
+        java.sql.DatabaseMetaData metadata = proxy(java.sql.DatabaseMetaData.class, (p, m, a) -> {
+            if (seen[0] == null) seen[0] = CallSite.here();
+            throw new java.sql.SQLException("no catalog here");
+        });
+        java.sql.Connection connection = proxy(java.sql.Connection.class, (p, m, a) -> {
+            if (m.getName().equals("getMetaData")) return metadata;
+            throw new java.sql.SQLException("stand-in connection");
+        });
+        javax.sql.DataSource ds = proxy(javax.sql.DataSource.class, (p, m, a) -> {
+            if (m.getName().equals("getConnection")) return connection;
+            throw new java.sql.SQLException("stand-in data source");
+        });
+        try {
+            example.shop.ClaimIntake.submit(ds);
+        } catch (RuntimeException expected) {
+            // the stand-in has no table to insert into
+        }
+        assertThat(seen[0]).as("the metadata was asked").isNotNull();
+        assertThat(seen[0].catalogVia).isEqualTo("org.springframework.jdbc.core.simple.SimpleJdbcInsert.execute");
+        assertThat(seen[0].caller).startsWith("example.shop.ClaimIntake.submit:");
+        assertThat(CallSite.here().catalogVia).as("a stack without DatabaseMetaData").isNull();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T proxy(Class<T> type, java.lang.reflect.InvocationHandler h) {
+        return (T) java.lang.reflect.Proxy.newProxyInstance(CallSiteTest.class.getClassLoader(), new Class<?>[] {type}, h);
+    }
 }

@@ -10,6 +10,7 @@ import io.culprit.model.Severity;
 import io.culprit.model.Table;
 import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -70,11 +71,19 @@ public final class ClassLoadingRule implements Rule {
         double cpuShare = ev.cpuShare(Frames::isLookup);
         double score = Math.max(Double.isFinite(timeShare) ? timeShare : 0, Double.isFinite(cpuShare) ? cpuShare : 0);
         String caller = Evidence.text(t, top, "caller");
-        String culprit = caller.isEmpty() ? Frames.firstNonJdk(Evidence.stack(t, top, "stack")) : caller;
+        List<String> stack = Evidence.stack(t, top, "stack");
+        String culprit = caller.isEmpty() ? Frames.firstNonJdk(stack) : caller;
+        // Asked for inside a library (a message source, a parser), the fix is where the service calls it.
+        String from = culprit == null || Frames.isApplication(culprit) ? null : stack.stream().filter(Frames::isApplication).findFirst().orElse(null);
+        boolean bundles = stack.stream().anyMatch(f -> f.startsWith("java.util.ResourceBundle"))
+                || culprit != null && culprit.contains("ResourceBundle");
+        boolean springMessages = bundles && (culprit != null && culprit.contains("MessageSource")
+                || stack.stream().anyMatch(f -> f.startsWith("org.springframework.context.support.") && f.contains("MessageSource")));
         b.severity(sev).score(score).culprit(culprit).evidence("tables/classloading#" + top)
                 .summary("lookups" + unit + ": " + kinds + "; top "
                         + n.tag(Fmt.num(perReq ? ev.perRequest(t, top) : ev.perSecond(t, top)), "tables/classloading#" + top)
                         + unit + " " + t.text(top, "kind") + " " + t.text(top, "name") + " by " + culprit
+                        + (from == null ? "" : ", called from " + from)
                         + weight(timeShare, cpuShare, ev.cpuRef(), n) + ".")
                 .numbers(n.refs())
                 .explanation("Class and resource lookups are meant to happen once at startup. On the request path a"
@@ -84,12 +93,25 @@ public final class ClassLoadingRule implements Rule {
                         + " rebuilding the object that performs it; remove optional-module probing per call.")
                 .confirm(ev.confirm("classloading -i 5000") + " or " + Evidence.quoted("stack " + stackTarget(culprit)))
                 .explains("tail-latency");
+        if (bundles) b.explanation(BUNDLE_EXPLANATION).fix(springMessages ? SPRING_MESSAGES_FIX : BUNDLE_FIX);
         if (explainsExceptions(ev, t)) b.explains("caught-exceptions");
         if (byKind.containsKey("jar-scan") || byKind.containsKey("resource-lookup")) b.explains("outside-handler");
         if (score >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation").explains("slow-calls");
         if (LockContentionRule.topLockInLookup(ev)) b.explains("lock-contention");
         return b.build();
     }
+
+    /** Why ResourceBundle misses: each candidate locale is a class and a properties file, found again once its cache entry expires. */
+    static final String BUNDLE_EXPLANATION = "java.util.ResourceBundle finds a bundle by trying every candidate for the locale"
+            + " (messages_en_US, messages_en, messages) first as a class and then as a properties file, and caches what it found"
+            + " for the bundle's time-to-live. With a time-to-live of zero or seconds, every message looked up repeats the misses:"
+            + " a failed class load each (under the class loader's lock, with an exception thrown and caught) and a resource"
+            + " search through the jars.";
+    static final String SPRING_MESSAGES_FIX = "Let Spring's MessageSource cache its bundles: remove spring.messages.cache-duration"
+            + " (or setCacheSeconds/setCacheMillis on the bean; unset means cached for good), or give it minutes; if the wording must"
+            + " change without a restart, use ReloadableResourceBundleMessageSource, which checks the file's date, not the class path.";
+    static final String BUNDLE_FIX = "Keep the ResourceBundle once loaded (a field, or ResourceBundle.Control with the default"
+            + " time-to-live), and look messages up in it instead of calling getBundle with a short time-to-live per message.";
 
     /**
      * A case's {@code classloading} table holds the failed loads JFR records; service-loader and

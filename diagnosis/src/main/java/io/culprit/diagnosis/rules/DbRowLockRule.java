@@ -57,6 +57,10 @@ public final class DbRowLockRule implements Rule {
                 .confirm(ev.database().lockWaits());
         String summary = "locking statement " + SlowCallsRule.quote(target) + " takes " + n.tag(Fmt.pct(share), "tables/calls#" + top)
                 + " of request time (P99 " + n.tag(Fmt.ms(t.number(top, "p99Ms")), "tables/calls#" + top) + ")";
+        if (across < 0 && queueHead(target)) {
+            return b.summary(summary + QUEUE_CLAUSE + SlowCallsRule.calledFrom(t, top) + ".").explanation(QUEUE_EXPLANATION).fix(QUEUE_FIX)
+                    .numbers(n.refs()).build();
+        }
         if (across < 0) {
             return b.summary(summary + ": likely waiting on a row lock (no db-locks evidence to prove it)" + SlowCallsRule.calledFrom(t, top) + ".")
                     .numbers(n.refs()).build();
@@ -138,6 +142,29 @@ public final class DbRowLockRule implements Rule {
     private static final String FIX = "Stop updating one hot row per request: shard the counter, apply the update"
             + " asynchronously or in batches, or keep the transaction holding the lock short (commit right after it).";
 
+    /**
+     * A work queue's head taken with a row lock: {@code SELECT … ORDER BY … LIMIT 1 FOR UPDATE}
+     * without {@code SKIP LOCKED} (or {@code NOWAIT}). Every worker picks the same first row and
+     * waits for the one that locked it to commit, then moves on to the next row together: the
+     * queue is served one worker at a time. A claims service outside the lab read "shard the
+     * counter" for its adjuster queue.
+     */
+    static boolean queueHead(String sql) {
+        String s = sql == null ? "" : sql.toLowerCase(Locale.ROOT);
+        return QUEUE_LOCK.matcher(s).find() && QUEUE_LIMIT.matcher(s).find() && !s.contains("skip locked") && !s.contains("nowait");
+    }
+
+    private static final Pattern QUEUE_LOCK = Pattern.compile("^\\s*select\\b.*\\bfor\\s+(no\\s+key\\s+)?update\\b", Pattern.DOTALL);
+    private static final Pattern QUEUE_LIMIT = Pattern.compile("\\blimit\\b|\\bfetch\\s+(first|next)\\b|\\btop\\s*\\(?\\s*[?\\d]");
+    private static final String QUEUE_CLAUSE = ": every worker locks the same first row (LIMIT … FOR UPDATE without SKIP LOCKED) and waits for"
+            + " the one that holds it to commit, so the queue is served one request at a time";
+    private static final String QUEUE_EXPLANATION = "A table used as a work queue, read with SELECT … ORDER BY … LIMIT n FOR UPDATE:"
+            + " concurrent workers all pick the same head row, the first locks it, and the rest block on that lock until it commits;"
+            + " then they all re-read and contend for the next row. Throughput is one row per transaction, whatever the workers.";
+    private static final String QUEUE_FIX = "Add SKIP LOCKED to the queue's select (SELECT … FOR UPDATE SKIP LOCKED: PostgreSQL 9.5+,"
+            + " MySQL 8, MariaDB 10.6, Oracle): each worker takes the first row no other holds; keep the transaction from the select to"
+            + " the status update short.";
+
     private Finding fromLockTable(Evidence ev, Table t) {
         if (t.isEmpty()) return finding(Severity.OK).evidence("tables/db-locks").summary("no database lock waits sampled.").build();
         int top = 0;
@@ -198,6 +225,7 @@ public final class DbRowLockRule implements Rule {
         int locking = calls.map(DbRowLockRule::slowLocking).orElse(-1);
         int across = locking < 0 ? -1 : heldAcross(calls.get(), locking);
         Severity sev = (direct || across >= 0) && share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN;
+        boolean queue = queueHead(statement);
         return b.severity(sev).score(direct ? share : share * 0.8).culprit(caller).evidence("tables/db-waits#" + top)
                 .summary("requests spend " + n.tag(Fmt.pct(share), "tables/db-waits") + " of their time blocked in " + t.text(top, "method")
                         + (caller.isEmpty() ? "" : " called from " + caller) + " (" + n.tag(Fmt.num(t.number(top, "events")), "tables/db-waits#" + top) + " waits, "
@@ -205,12 +233,12 @@ public final class DbRowLockRule implements Rule {
                         + (direct ? ", waiting in the database's lock code (" + lockFrame + ")"
                         : ": likely a row lock held by another transaction (the wait is on the server)")
                         + (statement == null ? "" : "; the slowest locking statement is " + SlowCallsRule.quote(statement))
-                        + (across >= 0 ? acrossClause(calls.get(), across, n) : "."))
+                        + (across >= 0 ? acrossClause(calls.get(), across, n) : queue ? QUEUE_CLAUSE + "." : "."))
                 .numbers(n.refs())
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription").explains("lock-contention")
                 .explains(across >= 0 ? "connection-held" : "lock-contention")
-                .explanation(EXPLANATION).fix(across >= 0 ? ACROSS_FIX : FIX)
+                .explanation(across < 0 && queue ? QUEUE_EXPLANATION : EXPLANATION).fix(across >= 0 ? ACROSS_FIX : queue ? QUEUE_FIX : FIX)
                 .confirm(ev.confirm("stack " + stackTarget(caller)) + "; " + ev.database().lockWaits())
                 .build();
     }

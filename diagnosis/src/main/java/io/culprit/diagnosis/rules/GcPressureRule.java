@@ -97,7 +97,7 @@ public final class GcPressureRule implements Rule {
             b.evidence("series/heap#usedAfterGcMb");
         }
         resizing(ev, np).ifPresent(pressure::add);
-        Optional<GcTrigger> trigger = GcTrigger.read(ev, np).or(() -> Finalizers.read(ev, np))
+        Optional<GcTrigger> trigger = GcTrigger.read(ev, np).or(() -> Finalizers.read(ev, np)).or(() -> SoftValues.read(ev, free, np))
                 .or(() -> YoungGenFlag.read(ev, collector, np))
                 .or(() -> GcTrigger.resultSets(ev, np, kbPerRequest(ev)));
         // What asked for the collections comes first: it is the cause the other lines follow from.

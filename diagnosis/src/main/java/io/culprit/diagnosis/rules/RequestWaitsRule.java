@@ -148,7 +148,13 @@ public final class RequestWaitsRule implements Rule {
         if (share < SHARE_WARN) return b.summary(summary + ": too small a share to be the cause.").numbers(n.refs()).build();
         String site = caller == null ? client : caller;
         String cls = Frames.classAndMethod(client);
-        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).numbers(n.refs())
+        java.util.List<String> waiter = Evidence.stack(locks, i, "waiterStack");
+        boolean temporary = waiter.stream().anyMatch(f -> f.startsWith(TEMPORARY_REPLIES));
+        String topology = topology(waiter);
+        if (temporary) summary += "; the template declares a reply queue for each call, consumes from it and cancels"
+                + " (RabbitTemplate.doSendAndReceiveWithTemporary): three broker round trips more per request";
+        else if (topology != null) summary += "; the wait is " + topology + ": broker topology set up per request";
+        b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).numbers(n.refs())
                 .summary(summary + ".").culprit(Frames.stripLine(site))
                 .explains("lock-contention").explains("tail-latency").explains("container-queue").explains("thread-oversubscription")
                 .explanation("Each request makes a remote call and waits for its answer: the client writes on the request's thread"
@@ -162,8 +168,34 @@ public final class RequestWaitsRule implements Rule {
                         + " to a background sender (an outbox) and answer at once; if the request must wait, bound the wait with"
                         + " a timeout and keep the peer's own work per call small.")
                 .confirm(cls == null ? null : ev.confirm("monitor " + cls + " -c 5") + " (calls of " + Frames.shortName(client)
-                        + " and their time)")
-                .build();
+                        + " and their time)");
+        if (temporary) {
+            b.explanation("RabbitTemplate's request-reply with temporary reply queues (setUseTemporaryReplyQueues(true), or a"
+                    + " broker without direct reply-to) declares an exclusive queue per call, starts a consumer on it, publishes,"
+                    + " waits, and cancels the consumer so the broker deletes the queue: each of those is a round trip on the"
+                    + " connection, and a queue created and deleted in the broker's metadata store, on every request.")
+                    .fix("Use direct reply-to, RabbitTemplate's default (setUseTemporaryReplyQueues(false)): replies come on the"
+                            + " amq.rabbitmq.reply-to pseudo-queue with no declare or cancel; or a fixed reply queue with a reply"
+                            + " listener container (setReplyAddress and a RabbitTemplate registered as its listener).");
+        } else if (topology != null) {
+            b.fix("Declare queues, exchanges, bindings and long-lived consumers once, at start-up (Spring AMQP's Declarables and"
+                    + " listener containers do), and reuse them; per request, only publish and consume.");
+        }
+        return b.build();
+    }
+
+    private static final String TEMPORARY_REPLIES = "org.springframework.amqp.rabbit.core.RabbitTemplate.doSendAndReceiveWithTemporary";
+    private static final java.util.List<String> TOPOLOGY = java.util.List.of("queueDeclare", "queueDelete", "queueBind", "exchangeDeclare",
+            "exchangeDelete", "basicConsume", "basicCancel");
+
+    /** "a queue declared (ChannelN.queueDeclare)" when the waiter sits in a RabbitMQ channel's topology method; else null. */
+    static String topology(java.util.List<String> waiterStack) {
+        for (String f : waiterStack) {
+            if (!f.startsWith("com.rabbitmq.client.impl.ChannelN.")) continue;
+            String m = Frames.stripLine(f).substring("com.rabbitmq.client.impl.ChannelN.".length());
+            return TOPOLOGY.contains(m) ? "in ChannelN." + m : null;
+        }
+        return null;
     }
 
     /**
