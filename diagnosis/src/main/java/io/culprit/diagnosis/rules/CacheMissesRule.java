@@ -129,6 +129,32 @@ public final class CacheMissesRule implements Rule {
         String what = "a cache ran its loader " + Frames.stripLine(loader.getKey()) + " on " + n.tag(Fmt.pct(share), ref)
                 + " of the CPU samples" + (caller == null ? "" : " (the cache read at " + Frames.stripLine(caller) + ")")
                 + (evicting ? ", and evicted entries on " + n.tag(Fmt.pct(evict), ref) + " more" : "");
+        // The loader's own dependency calls, run on (nearly) every request: the cache never hits.
+        double[] calls = loaderCalls(ev, Frames.stripLine(loader.getKey()));
+        // Not a cache that evicts or sees new keys (those branches below name why it misses).
+        boolean never = calls[1] >= NEVER_PER_REQUEST && !evicting && p.only(st -> Frames.anyStartsWith(st, UNBOUNDED)).samples() == 0
+                && p.only(st -> Frames.anyStartsWith(st, SPRING_CACHE)).samples() > 0;
+        if (never) {
+            double weight = Math.max(share, calls[0]);
+            return b.severity(weight >= SHARE_CRITICAL ? Severity.CRITICAL : weight >= SHARE_WARN ? Severity.WARN : Severity.INFO)
+                    .score(weight).culprit(loader.getKey())
+                    .summary(what + "; its calls run " + n.tag(Fmt.num(calls[1]), "tables/calls") + " time(s) per request, "
+                            + n.tag(Fmt.pct(calls[0]), "tables/calls") + " of request time: a Spring cache that missed on nearly"
+                            + " every request.")
+                    .numbers(n.refs())
+                    .explanation("@Cacheable asks the cache first and runs the method only on a miss. When the method's own queries"
+                            + " run once per request for the same key, the cache keeps nothing: a cache manager that does not cache"
+                            + " (spring.cache.type=none, a NoOpCacheManager from a test profile), a cache name it does not know"
+                            + " (with dynamic creation off), an expiry of zero, or a key that is never equal twice.")
+                    .fix("Find why the cache keeps nothing: check spring.cache.type and the CacheManager bean (Spring Boot's"
+                            + " /actuator/caches lists the caches it has), the cache's expiry and size settings, and that the key"
+                            + " (the method's parameters, or its key expression) has equals and hashCode; then the loader runs once"
+                            + " per key until evicted.")
+                    .confirm(ev.confirm("trace " + Frames.classAndMethod(loader.getKey()) + " -n 5") + " (it runs on every request)")
+                    .explains("slow-calls").explains("chatty-calls").explains("pool-starvation").explains("pool-size")
+                    .explains("cpu-hotspot").explains("cpu-saturation").explains("tail-latency")
+                    .build();
+        }
         if (share < SHARE_WARN) return b.summary(what + ": too small a share to matter." + lruNote).numbers(n.refs()).build();
         // Spring's default cache keeps every entry for ever: a miss there is a key never seen before.
         boolean unbounded = !evicting && p.only(st -> Frames.anyStartsWith(st, UNBOUNDED)).samples() > 0;
@@ -167,6 +193,27 @@ public final class CacheMissesRule implements Rule {
                 .confirm(ev.confirm("profiler start --event cpu") + " then the flame graph under " + Frames.shortName(loader.getKey()))
                 .explains("cpu-hotspot").explains("cpu-saturation").explains("tail-latency")
                 .build();
+    }
+
+    /** A loader whose calls run this often per request misses on every request. */
+    static final double NEVER_PER_REQUEST = 0.9;
+    private static final String[] SPRING_CACHE = {"org.springframework.cache.interceptor.CacheAspectSupport."};
+
+    /** {share of request time, most per request} of the {@code calls} rows made under {@code method}. */
+    static double[] loaderCalls(Evidence ev, String method) {
+        double share = 0, perRequest = 0;
+        java.util.Optional<io.culprit.model.Table> calls = ev.rows("calls");
+        if (calls.isEmpty()) return new double[] {0, 0};
+        io.culprit.model.Table t = calls.get();
+        for (int i = 0; i < t.rows().size(); i++) {
+            String path = Evidence.text(t, i, "callPath").isEmpty() ? Evidence.text(t, i, "caller") : Evidence.text(t, i, "callPath");
+            boolean mine = false;
+            for (String f : path.split(" ← ")) mine |= Frames.stripLine(f.trim()).equals(method);
+            if (!mine) continue;
+            if (Double.isFinite(t.number(i, "shareOfRequestTime"))) share += t.number(i, "shareOfRequestTime");
+            if (Double.isFinite(t.number(i, "perRequest"))) perRequest = Math.max(perRequest, t.number(i, "perRequest"));
+        }
+        return new double[] {Math.min(1, share), perRequest};
     }
 
     /** Cache builders: their build() makes a new, empty cache. */

@@ -3,6 +3,7 @@ package io.culprit.diagnosis.rules;
 import io.culprit.diagnosis.Database;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import io.culprit.model.Table;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -51,6 +52,12 @@ final class CallShape {
      * not refuse it): 12,000 wide rows per request, 13 MB decoded. Null for any other statement.
      */
     static List<String> collectionJoins(String sql) {
+        List<String> tables = collectionTables(sql);
+        return tables != null && tables.size() >= 2 ? tables : null;
+    }
+
+    /** The tables a select joins as collections of its main row (see above), possibly none; null for any other statement. */
+    static List<String> collectionTables(String sql) {
         String s = sql.toLowerCase(Locale.ROOT).trim();
         if (!s.startsWith("select")) return null;
         Matcher from = ALIASED.matcher(s);
@@ -64,8 +71,34 @@ final class CallShape {
                     || j.group(5).equals(root) && j.group(6).equals("id") && j.group(3).equals(alias) && !j.group(4).equals("id");
             if (parentId) tables.add(j.group(1));
         }
-        return tables.size() >= 2 ? tables : null;
+        return tables;
     }
+
+    /**
+     * A page read through a collection fetch: the statement joins a collection of its main row and
+     * has no LIMIT, OFFSET or FETCH, while the same caller also counts (a Spring Data Page's count
+     * query). Hibernate cannot limit rows that a collection multiplies, so it runs the select
+     * unpaged and slices the page in memory (HHH90003004): every page reads the whole result. A
+     * booking service outside the lab paged 20 orders out of 2,400 so, with their lines.
+     */
+    static boolean pagedInMemory(Table calls, int row) {
+        String sql = calls.text(row, "target");
+        List<String> joined = collectionTables(sql);
+        if (joined == null || joined.isEmpty() || UNPAGED_NOT.matcher(sql).find()) return false;
+        String caller = io.culprit.diagnosis.Frames.stripLine(io.culprit.diagnosis.Evidence.text(calls, row, "caller"));
+        for (int i = 0; i < calls.rows().size(); i++) {
+            if (i == row || !"sql".equalsIgnoreCase(calls.text(i, "kind")) || !COUNT.matcher(calls.text(i, "target")).find()) continue;
+            if (io.culprit.diagnosis.Frames.stripLine(io.culprit.diagnosis.Evidence.text(calls, i, "caller")).equals(caller)) return true;
+        }
+        return false;
+    }
+
+    private static final Pattern UNPAGED_NOT = Pattern.compile("\\b(limit|offset|fetch\\s+(first|next)|rownum|top\\s*\\(?\\s*[?\\d])\\b",
+            Pattern.CASE_INSENSITIVE);
+    static final String PAGED_IN_MEMORY_FIX = "Page the ids, then fetch: one query for the page of ids (ORDER BY and LIMIT apply"
+            + " there), and a second that join-fetches the collection for those ids only (WHERE o.id IN :ids); or drop the"
+            + " collection's JOIN FETCH from the paged query and load it in batches (@BatchSize, hibernate.default_batch_fetch_size)."
+            + " hibernate.query.fail_on_pagination_over_collection_fetch=true makes such a query fail instead of paging in memory.";
 
     static final String COLLECTION_JOINS_FIX = "Fetch one collection per query: the joined collections multiply each other's"
             + " rows (20 rows of one by 30 of another come back as 600 per parent). With Hibernate, join fetch one collection"

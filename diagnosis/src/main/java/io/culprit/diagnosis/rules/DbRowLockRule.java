@@ -62,8 +62,9 @@ public final class DbRowLockRule implements Rule {
                     .numbers(n.refs()).build();
         }
         if (across < 0) {
-            return b.summary(summary + ": likely waiting on a row lock (no db-locks evidence to prove it)" + SlowCallsRule.calledFrom(t, top) + ".")
-                    .numbers(n.refs()).build();
+            b.summary(summary + ": likely waiting on a row lock (no db-locks evidence to prove it)" + SlowCallsRule.calledFrom(t, top) + ".");
+            if (selectForUpdate(target)) b.fix(SELECT_FOR_UPDATE_FIX);
+            return b.numbers(n.refs()).build();
         }
         // The lock is held for as long as the transaction that took it: here across a remote call.
         String ref = "tables/calls#" + across;
@@ -165,6 +166,17 @@ public final class DbRowLockRule implements Rule {
             + " MySQL 8, MariaDB 10.6, Oracle): each worker takes the first row no other holds; keep the transaction from the select to"
             + " the status update short.";
 
+    /** A pessimistic read lock (SELECT … FOR UPDATE) that is not a queue's head: a row every request locks to check it. */
+    static boolean selectForUpdate(String sql) {
+        return sql != null && QUEUE_LOCK.matcher(sql.toLowerCase(Locale.ROOT)).find() && !queueHead(sql);
+    }
+
+    static final String SELECT_FOR_UPDATE_FIX = "Lock less than the row every request needs: the SELECT … FOR UPDATE holds it until"
+            + " commit, so all requests for it run one after another, with all the transaction's other statements and its commit"
+            + " inside the lock. Lock only the rows this request changes (the children, SELECT … WHERE id IN (…) FOR UPDATE, in a fixed"
+            + " order), or replace the check-then-write by one conditional UPDATE (UPDATE … SET left = left - ? WHERE id = ? AND left"
+            + " >= ?, checking the count it returns) with no lock held across the transaction; move the rest out of it.";
+
     private Finding fromLockTable(Evidence ev, Table t) {
         if (t.isEmpty()) return finding(Severity.OK).evidence("tables/db-locks").summary("no database lock waits sampled.").build();
         int top = 0;
@@ -238,7 +250,8 @@ public final class DbRowLockRule implements Rule {
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription").explains("lock-contention")
                 .explains(across >= 0 ? "connection-held" : "lock-contention")
-                .explanation(across < 0 && queue ? QUEUE_EXPLANATION : EXPLANATION).fix(across >= 0 ? ACROSS_FIX : queue ? QUEUE_FIX : FIX)
+                .explanation(across < 0 && queue ? QUEUE_EXPLANATION : EXPLANATION)
+                .fix(across >= 0 ? ACROSS_FIX : queue ? QUEUE_FIX : selectForUpdate(statement) ? SELECT_FOR_UPDATE_FIX : FIX)
                 .confirm(ev.confirm("stack " + stackTarget(caller)) + "; " + ev.database().lockWaits())
                 .build();
     }

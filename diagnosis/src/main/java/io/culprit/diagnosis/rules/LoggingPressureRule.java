@@ -110,6 +110,28 @@ public final class LoggingPressureRule implements Rule {
             if (share >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation");
             return b.build();
         }
+        // Logback's packaging data: a class load and a code-source lookup per frame of every logged stack trace.
+        double packaging = ev.cpuShare(f -> f.startsWith(PACKAGING_DATA));
+        if (Double.isFinite(packaging) && packaging >= PACKAGING_OF_LOGGING * (Double.isFinite(share) ? share : 1)) {
+            Numbers np = new Numbers();
+            b.numbers(np.refs()).score(Double.isFinite(share) ? share : packaging)
+                    .culprit("logback's packagingData" + (logger.isEmpty() ? "" : " (" + logger + ")"))
+                    .evidence("tables/logging#" + Math.max(top, 0))
+                    .summary(what + "; " + np.tag(Fmt.pct(packaging), ev.cpuRef()) + " of CPU samples compute packaging data for each"
+                            + " frame of the logged stack traces (logback's PackagingDataCalculator: the jar and version of every"
+                            + " frame's class)" + (level.isEmpty() ? "" : ", most at " + level + (logger.isEmpty() ? "" : " from " + logger)) + ".")
+                    .numbers(np.refs())
+                    .explanation("With packagingData=\"true\" in logback's configuration, every logged exception has each of its"
+                            + " frames' classes loaded again and their code source resolved (under a fat jar, a nested-jar URL"
+                            + " each), to print [jar:version] beside the frame; the cache lives for one throwable. At hundreds"
+                            + " of stack traces a second that is the logging's main cost, and the class loader's lock serializes it.")
+                    .fix("Turn packaging data off: <configuration packagingData=\"false\"> (logback's default) or remove the"
+                            + " attribute; and log expected errors without their stack trace, or once per type per minute.")
+                    .confirm(ev.confirm("monitor ch.qos.logback.classic.spi.PackagingDataCalculator calculate -c 5"))
+                    .explains("tail-latency").explains("lock-contention").explains("caught-exceptions").explains("hot-path-classloading");
+            if (share >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation");
+            return b.build();
+        }
         b.score(Double.isFinite(share) ? share : 0.05).culprit(logger.isEmpty() ? level + " logging" : logger)
                 .evidence("tables/logging#" + Math.max(top, 0))
                 .summary(what + (level.isEmpty() ? "" : "; most " + (stacks > 0 ? "stack traces" : "events") + " at " + level
@@ -124,6 +146,10 @@ public final class LoggingPressureRule implements Rule {
         if (share >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation");
         return b.build();
     }
+
+    private static final String PACKAGING_DATA = "ch.qos.logback.classic.spi.PackagingDataCalculator.";
+    /** Packaging data in this share of the logging's CPU or more is what the logging costs. */
+    static final double PACKAGING_OF_LOGGING = 0.3;
 
     /** The row with the most events, -1 for an empty table. */
     private static int busiest(Table t) {

@@ -123,7 +123,9 @@ public final class OrmCpuRule implements Rule {
         Phase ph = phase == null ? Phase.HYDRATE : Phase.valueOf(phase.getKey());
         Map.Entry<String, Long> caller = top(orm.sumBy(OrmCpuRule::caller));
         String site = caller == null ? null : caller.getKey();
-        String query = site == null ? null : SlowCallsRule.costliestSql(ev, site);
+        int queryRow = site == null ? -1 : SlowCallsRule.costliestSqlRow(ev, site);
+        String query = queryRow < 0 ? null : ev.rows("calls").orElseThrow().text(queryRow, "target");
+        boolean pagedInMemory = queryRow >= 0 && !mybatis && CallShape.pagedInMemory(ev.rows("calls").orElseThrow(), queryRow);
         if (auto) b.explains("chatty-calls").explains("pool-size").explains("pool-starvation");
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(site == null ? "Hibernate" : site)
                 .summary(name + "'s own work holds " + n.tag(Fmt.pct(share), ref) + " of CPU samples, "
@@ -132,6 +134,9 @@ public final class OrmCpuRule implements Rule {
                         + (phase == null ? "" : " (" + n.tag(Fmt.pct((double) phase.getValue() / p.samples()), ref) + ")")
                         + (ph != Phase.FLUSH && flushShare >= 0.05 ? ", and " + n.tag(Fmt.pct(flushShare), ref) + " dirty-checking at flush" : "")
                         + (site == null ? "" : ", for " + site) + (query == null ? "" : ", whose query is " + SlowCallsRule.quote(query))
+                        + (pagedInMemory ? ": it joins a collection and has no LIMIT while the same method counts the rows, a page"
+                        + " read through a collection fetch, which Hibernate runs unpaged and slices in memory (HHH90003004): every"
+                        + " page reads, and builds entities for, the whole result" : "")
                         + "; none of it is in the statement's time"
                         + (auto ? "; " + n.tag(Fmt.pct(autoFlush), ref) + " of CPU samples flush the session automatically before a"
                         + " query (Hibernate's auto-flush), each flush sending the pending changes alone and dirty-checking every"
@@ -141,11 +146,15 @@ public final class OrmCpuRule implements Rule {
                         + " reflective setter per column): the cost grows with the rows a request fetches, on the service's CPUs,"
                         + " after the driver has returned them, and the garbage they leave grows with it."
                         : ph == Phase.QUERY ? QUERY_WHY
+                        : pagedInMemory ? "A LIMIT counts rows, and a collection fetch returns its parent once per element: Hibernate"
+                        + " cannot limit those rows to a page of parents, so it sends the query without LIMIT, builds an entity for"
+                        + " every parent and element of the whole result, and keeps one page (logging HHH90003004 each time). The"
+                        + " cost grows with the table, not the page: reading the rows, building the entities, and the garbage."
                         : "An ORM turns each row into a managed entity (instantiation, type conversion, a snapshot for"
                         + " dirty checking, the persistence context's maps) and compares every managed entity at flush: the"
                         + " cost grows with the entities a request touches, on the service's CPUs, after the driver has"
                         + " returned. The query itself stays quick, so no slow-call threshold fires.")
-                .fix(auto ? AUTO_FLUSH_FIX : mybatis && ph == Phase.HYDRATE ? MYBATIS_FIX : ph.fix)
+                .fix(auto ? AUTO_FLUSH_FIX : pagedInMemory ? CallShape.PAGED_IN_MEMORY_FIX : mybatis && ph == Phase.HYDRATE ? MYBATIS_FIX : ph.fix)
                 .confirm(site == null ? null : ev.confirm("trace " + Frames.classAndMethod(site) + " -n 3"))
                 .explains("cpu-saturation").explains("tail-latency").explains("thread-oversubscription").explains("gc-pressure")
                 .build();

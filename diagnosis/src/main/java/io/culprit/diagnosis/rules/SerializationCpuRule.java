@@ -36,6 +36,33 @@ public final class SerializationCpuRule implements Rule {
     @Override public String id() { return "serialization-cpu"; }
     @Override public String title() { return "CPU spent serializing and deserializing"; }
 
+    /**
+     * {application's share, the response converter's share} of CPU samples when serialization under
+     * {@code app} outweighs the response's own (Spring's HTTP message converters, JAX-RS providers)
+     * four to one and is most of the serialization: the service serializes something it does not
+     * send. A booking service outside the lab built a 2 MB JSON snapshot per request as a DEBUG log
+     * argument with DEBUG off (51 % of samples, the response's converter 3 %). Null otherwise.
+     */
+    static double[] notTheResponse(Evidence ev, String app) {
+        java.util.Optional<io.culprit.diagnosis.CpuProfile> p = ev.cpuProfileIfAny();
+        if (p.isEmpty() || p.get().samples() == 0) return null;
+        io.culprit.diagnosis.CpuProfile serializing = p.get().only(st -> {
+            for (String f : st) if (isSerialization(f)) return true;
+            return false;
+        });
+        double total = p.get().samples();
+        double response = serializing.only(st -> {
+            for (String f : st) if (f.startsWith("org.springframework.http.converter.") || f.startsWith("jakarta.ws.rs.")
+                    || f.startsWith("org.glassfish.jersey.message.") || f.startsWith("org.jboss.resteasy.")) return true;
+            return false;
+        }).samples() / total;
+        double mine = serializing.only(st -> {
+            for (String f : st) if (io.culprit.diagnosis.Frames.stripLine(f).equals(app)) return true;
+            return false;
+        }).samples() / total;
+        return mine >= 4 * response && mine * 2 >= serializing.samples() / total ? new double[] {mine, response} : null;
+    }
+
     static boolean isSerialization(String frame) {
         if (Frames.stripLine(frame).endsWith(".<init>")) return false;
         return Frames.startsWithAny(frame, SERIALIZERS);
@@ -74,13 +101,17 @@ public final class SerializationCpuRule implements Rule {
         boolean reading = app != null && parses(ev, app);
         boolean copy = app != null && deepCopy(ev, app);
         String source = reading && !copy ? sourceCall(ev, app) : null;
+        double[] unsent = app == null || reading || copy ? null : notTheResponse(ev, app);
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(app != null ? app : frame)
                 .evidence("tables/cpu-hotspots#" + top)
                 .summary(frame + " is on the stack in " + Fmt.pct(share) + " of CPU samples ("
                         + Fmt.pct(t.number(top, "selfShare")) + " self)"
                         + (app == null ? "" : copy ? ", in " + app + ", which copies objects by writing them with"
                         + " ObjectOutputStream and reading them back with ObjectInputStream" : (reading ? ", parsing for " : ", serializing for ") + app)
-                        + (source == null ? "" : ", what its " + source + " returns") + ".")
+                        + (source == null ? "" : ", what its " + source + " returns")
+                        + (unsent == null ? "" : "; the application serializes it itself (" + Fmt.pct(unsent[0]) + " of CPU samples,"
+                        + " the response's converter " + Fmt.pct(unsent[1]) + "): a body written by hand, or a String built for"
+                        + " something else, such as a log argument evaluated although its level is off") + ".")
                 .number(Fmt.pct(t.number(top, "selfShare")), "tables/cpu-hotspots#" + top)
                 .explanation("Serialization cost grows with payload size and object-graph depth; large responses,"
                         + " repeated mapping of the same data, or reflection-heavy settings make it dominate CPU.")
@@ -91,6 +122,10 @@ public final class SerializationCpuRule implements Rule {
                         : reading ? "The request parses a large payload each time: parse it once and keep the parsed form (cache it,"
                         + " refreshed when the data changes), read only the part the request needs (smaller keys or documents,"
                         + " a streaming JsonParser), or bind it to types with only the fields used."
+                        : unsent != null ? "See where " + app + "'s serialized result goes. A log argument is evaluated even when its"
+                        + " level is off: pass a Supplier (logger.atDebug().addArgument(() -> …)) or guard with isDebugEnabled(); an"
+                        + " audit or cache copy can be made once per change, or off the request path. If it is the response, send less"
+                        + " (pagination, projections), cache the serialized form of data that does not change, and reuse one mapper."
                         : "Send less (pagination, projections), cache serialized forms of hot immutable data, reuse"
                         + " mappers/writers, prefer streaming or afterburner/blackbird-style accessors.")
                 .confirm(ev.confirm("profiler start --event cpu") + ", then \"profiler stop --format collapsed\"")
