@@ -85,4 +85,16 @@ class OutsideClaimsServiceTest {
                 .contains("softly held values fill it, most of the allocation made by com.northwind.claims.renewal.PolicyWordingRenderer.render");
         assertThat(f.fix()).startsWith("Bound the cache by size or weight with strong values");
     }
+
+    @Test
+    void aSimpleJdbcInsertBuiltPerRequestReadsTheCatalogOnEachAndItsFixedTwinDoesNot() {
+        Finding f = run("outside-simple-jdbc-insert-per-call").top().orElseThrow();
+        assertThat(f.id()).isEqualTo("catalog-reads");
+        assertThat(f.summary()).startsWith("Requests read the database's catalog: 4 metadata queries per request through"
+                + " org.springframework.jdbc.core.simple.SimpleJdbcInsert.executeAndReturnKey called from"
+                + " com.northwind.claims.intake.ClaimIntakeService.submit:51, 21 % of request time");
+        assertThat(f.fix()).startsWith("Build the SimpleJdbcInsert once").contains("withoutTableColumnMetaDataAccess");
+        assertThat(run("outside-simple-jdbc-insert-per-call-fixed").finding("catalog-reads").orElseThrow().summary())
+                .startsWith("no request read the database's catalog");
+    }
 }
