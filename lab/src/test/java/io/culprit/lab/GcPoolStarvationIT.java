@@ -111,7 +111,11 @@ class GcPoolStarvationIT {
                         + "): no rate on this machine separates the twins by their pool");
                 assertThat(faulty.waiterShare()).as("share of acquires that found pool waiters")
                         .isGreaterThan(2 * fixed.waiterShare());
-                assertThat(faulty.maxPending()).as("max pool waiters").isGreaterThan(fixed.maxPending());
+                // The most waiters at once is one moment's queue, bounded by the request threads the pool does not
+                // serve: near the knee both twins can reach the same depth (session 39's CI: 14 and 14, while 15.8 % of
+                // the faulty twin's acquires found waiters against 4.7 %). The share above separates them; the depth
+                // only has to be as deep.
+                assertThat(faulty.maxPending()).as("max pool waiters").isGreaterThanOrEqualTo(fixed.maxPending());
             } catch (org.opentest4j.TestAbortedException e) {
                 throw e;  // the assumption above: a skip, not a failure
             } catch (AssertionError | RuntimeException e) {

@@ -206,10 +206,7 @@ public final class CacheMissesRule implements Rule {
         if (calls.isEmpty()) return new double[] {0, 0};
         io.culprit.model.Table t = calls.get();
         for (int i = 0; i < t.rows().size(); i++) {
-            String path = Evidence.text(t, i, "callPath").isEmpty() ? Evidence.text(t, i, "caller") : Evidence.text(t, i, "callPath");
-            boolean mine = false;
-            for (String f : path.split(" ← ")) mine |= Frames.stripLine(f.trim()).equals(method);
-            if (!mine) continue;
+            if (!SlowCallsRule.onPath(t, i, method)) continue;
             if (Double.isFinite(t.number(i, "shareOfRequestTime"))) share += t.number(i, "shareOfRequestTime");
             if (Double.isFinite(t.number(i, "perRequest"))) perRequest = Math.max(perRequest, t.number(i, "perRequest"));
         }

@@ -296,12 +296,16 @@ public final class SlowCallsRule implements Rule {
         int best = -1;
         for (int i = 0; i < t.rows().size(); i++) {
             if (!"sql".equalsIgnoreCase(t.text(i, "kind"))) continue;
-            String path = Evidence.text(t, i, "callPath").isEmpty() ? Evidence.text(t, i, "caller") : Evidence.text(t, i, "callPath");
-            boolean mine = false;
-            for (String f : path.split(" ← ")) mine |= Frames.stripLine(f.trim()).equals(method);
-            if (mine && (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs"))) best = i;
+            if (onPath(t, i, method) && (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs"))) best = i;
         }
         return best;
+    }
+
+    /** Whether {@code method} (no line) is on row {@code i}'s call path (its caller when the path is unknown). */
+    static boolean onPath(Table t, int i, String method) {
+        String path = Evidence.text(t, i, "callPath").isEmpty() ? Evidence.text(t, i, "caller") : Evidence.text(t, i, "callPath");
+        for (String f : path.split(" ← ")) if (Frames.stripLine(f.trim()).equals(method)) return true;
+        return false;
     }
 
     static String quote(String s) {
