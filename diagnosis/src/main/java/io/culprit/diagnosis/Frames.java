@@ -170,6 +170,21 @@ public final class Frames {
         return false;
     }
 
+    /** The first application frame of a stack, top first; null when none. */
+    public static String firstApplication(List<String> stack) {
+        for (String f : stack) if (isApplication(f)) return f;
+        return null;
+    }
+
+    /**
+     * Where the service called into a library that {@code site} belongs to: the first application
+     * frame of {@code stack} when {@code site} is not the application's own (a parser's throw, a
+     * message source's lookup), so the fix points at the service's call; null otherwise.
+     */
+    public static String applicationCaller(String site, List<String> stack) {
+        return site == null || isApplication(site) ? null : firstApplication(stack);
+    }
+
     /** First non-JDK frame, else the first frame, else null. */
     public static String firstNonJdk(List<String> stack) {
         for (String f : stack) if (!isJdk(f)) return f;

@@ -59,9 +59,10 @@ public final class CatalogReadsRule implements Rule {
         String via = Evidence.text(t, top, "catalogVia"), caller = Evidence.text(t, top, "caller");
         String row = "tables/calls#" + top;
         Numbers n = new Numbers();
-        String where = caller.isEmpty() || caller.equals("(unknown)") ? "" : " called from " + caller;
+        boolean known = !caller.isEmpty() && !caller.equals("(unknown)");
+        String where = known ? " called from " + caller : "";
         boolean insert = via.contains(".SimpleJdbcInsert."), call = via.contains(".SimpleJdbcCall.");
-        Finding.Builder f = finding(sev).score(weight).evidence(row).culprit(caller.isEmpty() || caller.equals("(unknown)") ? via : caller)
+        Finding.Builder f = finding(sev).score(weight).evidence(row).culprit(known ? caller : via)
                 .summary("Requests read the database's catalog: " + n.tag(Fmt.num(perRequest), "tables/calls")
                         + " metadata queries per request through " + via + where + ", " + n.tag(Fmt.pct(share), "tables/calls")
                         + " of request time" + (Double.isFinite(cpu) && cpu >= 0.01
@@ -81,7 +82,7 @@ public final class CatalogReadsRule implements Rule {
                         + " (declareParameters) and skip the lookup (withoutProcedureColumnMetaDataAccess())."
                         : "Read the catalog once, at start-up, and keep what it says; build the object that reads it once"
                         + " instead of per request.")
-                .confirm(ev.confirm("trace " + Frames.classAndMethod(caller.isEmpty() || caller.equals("(unknown)") ? via : caller))
+                .confirm(ev.confirm("trace " + Frames.classAndMethod(known ? caller : via))
                         + " (the metadata queries under it on every call)");
         if (sev == Severity.WARN || sev == Severity.CRITICAL) {
             f.explains("slow-calls").explains("chatty-calls").explains("pool-starvation").explains("pool-size")

@@ -86,7 +86,7 @@ public final class CaughtExceptionsRule implements Rule {
                 : " (≈" + n.tag(Fmt.pct(cpuShare), "tables/exceptions") + " of " + Fmt.num(cpus) + " CPU(s) filling stack traces)";
         List<String> stack = Evidence.stack(t, top, "stack");
         // Thrown inside a library (a parser probing ahead), the fix is where the service calls it.
-        String from = Frames.isApplication(site) ? null : stack.stream().filter(Frames::isApplication).findFirst().orElse(null);
+        String from = Frames.applicationCaller(site, stack);
         String at = site + (from == null ? "" : " (called from " + from + ")");
         if (!stack.isEmpty() && stack.get(0).startsWith(STACK_READ)) {
             b.severity(sev).score(cpuShare).culprit(site).evidence("tables/exceptions#" + top)

@@ -74,7 +74,7 @@ public final class ClassLoadingRule implements Rule {
         List<String> stack = Evidence.stack(t, top, "stack");
         String culprit = caller.isEmpty() ? Frames.firstNonJdk(stack) : caller;
         // Asked for inside a library (a message source, a parser), the fix is where the service calls it.
-        String from = culprit == null || Frames.isApplication(culprit) ? null : stack.stream().filter(Frames::isApplication).findFirst().orElse(null);
+        String from = Frames.applicationCaller(culprit, stack);
         boolean bundles = stack.stream().anyMatch(f -> f.startsWith("java.util.ResourceBundle"))
                 || culprit != null && culprit.contains("ResourceBundle");
         boolean springMessages = bundles && (culprit != null && culprit.contains("MessageSource")

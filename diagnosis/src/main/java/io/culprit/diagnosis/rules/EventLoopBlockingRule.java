@@ -88,7 +88,8 @@ public final class EventLoopBlockingRule implements Rule {
             kind = "lock";
             what = "waiting on " + t.text(topLock, "lockClass") + " (" + t.text(topLock, "kind") + ", "
                     + n.tag(Fmt.num(t.number(topLock, "eventLoop")), ref) + " waits)";
-            site = Evidence.stack(t, topLock, "waiterStack").stream().filter(Frames::isApplication).findFirst().orElse("");
+            String app = Frames.firstApplication(Evidence.stack(t, topLock, "waiterStack"));
+            site = app == null ? "" : app;
         } else {
             Table t = waits.get();
             ref = "tables/request-waits#" + topWait;

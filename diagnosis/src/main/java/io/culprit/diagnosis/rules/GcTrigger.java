@@ -164,7 +164,7 @@ final class GcTrigger {
         for (int i = 0; i < t.rows().size(); i++) {
             java.util.List<String> stack = Evidence.stack(t, i, "stack");
             boolean reading = stack.stream().anyMatch(f -> io.culprit.diagnosis.Frames.startsWithAny(f, RESULT_READING));
-            String app = stack.stream().filter(io.culprit.diagnosis.Frames::isApplication).findFirst().orElse(null);
+            String app = io.culprit.diagnosis.Frames.firstApplication(stack);
             if (reading && app != null) byCaller.merge(app, finite(t.number(i, "share")), Double::sum);
         }
         java.util.Map.Entry<String, Double> top = byCaller.entrySet().stream().max(java.util.Map.Entry.comparingByValue()).orElse(null);

@@ -58,6 +58,7 @@ final class SoftValues {
         for (int i = 0; i < t.rows().size(); i++) if (top < 0 || t.number(i, "share") > t.number(top, "share")) top = i;
         if (top < 0) return null;
         List<String> stack = Evidence.stack(t, top, "stack");
-        return stack.stream().filter(Frames::isApplication).findFirst().map(Frames::stripLine).orElse(null);
+        String app = Frames.firstApplication(stack);
+        return app == null ? null : Frames.stripLine(app);
     }
 }
