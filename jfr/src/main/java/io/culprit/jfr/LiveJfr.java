@@ -3,7 +3,9 @@ package io.culprit.jfr;
 import io.culprit.jfr.collect.Observation;
 import io.culprit.model.CaseFile;
 import java.lang.reflect.Method;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import jdk.jfr.consumer.RecordedEvent;
 
@@ -22,6 +24,8 @@ public final class LiveJfr implements AutoCloseable {
     private final Object clock = new Object();
     private long latestEventMs;
     private volatile long endMs = -1;
+    /** Events JFR emits at a chunk's start or end (configuration, JVM information): stamped then, read whenever. */
+    private final Set<String> chunkEvents = new HashSet<>();
 
     private LiveJfr(Object stream, long startMs) {
         this.stream = stream;
@@ -46,6 +50,9 @@ public final class LiveJfr implements AutoCloseable {
             throw new IllegalStateException("cannot open a JFR stream: " + e, e);
         }
         LiveJfr live = new LiveJfr(rs, System.currentTimeMillis());
+        settings.forEach((k, v) -> {
+            if (k.endsWith("#period") && v.endsWith("Chunk")) live.chunkEvents.add(k.substring(0, k.indexOf('#')));
+        });
         Consumer<RecordedEvent> sink = live::accept;
         try {
             // One handler per event type a collector reads, not one for all: the stream's parser
@@ -66,7 +73,11 @@ public final class LiveJfr implements AutoCloseable {
     private void accept(RecordedEvent e) {
         long end = endMs;
         // While stop() waits for the stream to catch up, later events keep coming: they are outside the window.
-        if (end < 0 || e.getStartTime().toEpochMilli() <= end) evidence.accept(e);
+        // So are those that ended while start() was still starting (seconds on a busy machine): the
+        // rates' denominator is the window, and side counters (ClassLoadingCommand's) open with it.
+        boolean inWindow = (end < 0 || e.getStartTime().toEpochMilli() <= end)
+                && (e.getEndTime().toEpochMilli() >= startMs || chunkEvents.contains(e.getEventType().getName()));
+        if (inWindow) evidence.accept(e);
         synchronized (clock) {
             latestEventMs = Math.max(latestEventMs, e.getEndTime().toEpochMilli());
             clock.notifyAll();

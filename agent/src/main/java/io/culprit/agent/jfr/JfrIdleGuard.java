@@ -20,6 +20,15 @@ import jdk.jfr.RecordingState;
  * second. So at detach, if JFR ran and nothing else records, culprit leaves this one in-memory
  * recording behind, named so that {@code jcmd <pid> JFR.check} says why (stopping it brings
  * the 100 wake-ups a second back).
+ *
+ * <p>The guard records to disk. On JDK 17 a disk recording started while only an in-memory one
+ * runs gets a fraction of its window: after an in-memory guard, {@code jcmd JFR.start
+ * duration=5s} on a JVM allocating steadily wrote 86 GCs, 34 execution samples and 1 CPU-load
+ * event, against 347, 129 and 5 without it, and stamped its start events at the guard's start
+ * (measured in a plain JVM, culprit not attached; the same with a disk guard: 262, 109 and 5).
+ * On disk the guard costs about 100 bytes a second in JFR's repository (kept under {@code
+ * maxsize} by JFR, deleted at exit) and, idle, 2 ms of CPU a second against 1 ms in memory and
+ * 8 ms without a guard.
  */
 public final class JfrIdleGuard {
     public static final String NAME = "culprit: keeps JFR's periodic thread idle (JDK-8302821)";
@@ -60,7 +69,7 @@ public final class JfrIdleGuard {
                 .findConstructor(Recording.class, MethodType.methodType(void.class, Map.class))
                 .bindTo(Map.of("jdk.JVMInformation#enabled", "true", "jdk.JVMInformation#period", "1 h")));
         guard.setName(NAME);
-        guard.setToDisk(false);
+        guard.setToDisk(true);  // see the class comment: an in-memory guard truncates the application's later recordings
         // Its one event is the cheapest periodic event there is: a few strings, once an hour.
         guard.setMaxSize(1024 * 1024);
         guard.start();

@@ -53,7 +53,8 @@ public final class Probes {
     /** A family hook's woven classes ({@link Hook#family}), by hook: weak, so a redeployed application's loader can go. */
     private final Map<String, Set<Class<?>>> familyWoven = new HashMap<>();
     private int wovenMethods;
-    final long startMs = System.currentTimeMillis();
+    /** When the first weave was in: the views' counts and rates cover the time since (a weave can take seconds on a busy JVM). */
+    private volatile long startMs = System.currentTimeMillis();
     /** The first weave's, then one per later weave ({@link #weaveLate}) of classes loaded since. */
     private final List<Installation> installations = new CopyOnWriteArrayList<>();
     /** Why weaving those failed, if it did; null otherwise. */
@@ -124,6 +125,7 @@ public final class Probes {
         for (int i = 0; i < hooks.size(); i++) hookIds.add(-1);
         Installation first = weave(inst);
         if (first != null) installations.add(first);
+        startMs = System.currentTimeMillis();
         startSampler();
     }
 

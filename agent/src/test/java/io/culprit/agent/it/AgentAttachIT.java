@@ -12,6 +12,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -26,7 +27,7 @@ class AgentAttachIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("jdks")
-    void attachesReattachesAndStaysIsolated(Path java) throws Exception {
+    void attachesReattachesAndStaysIsolated(Path java, @TempDir Path dir) throws Exception {
         try (Target target = Target.start(java, List.of(), oldJackson())) {
             try {
                 String token = AgentArgs.randomToken();
@@ -70,6 +71,7 @@ class AgentAttachIT {
                 AgentChecks.jfrRuns(fresh, target);
                 AgentChecks.stopLeavesNothing(fresh, target);
                 AgentChecks.jfrStaysIdle(target);
+                AgentChecks.operatorsRecordingIsWhole(target, dir);
                 // Detached agents must not pin their isolated loaders (and so their classes).
                 assertThat(target.classLoadersAfterGc()).as("class loaders after two attach/stop cycles")
                         .noneMatch(line -> line.contains("\"culprit\""));

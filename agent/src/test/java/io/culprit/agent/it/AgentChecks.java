@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 
 /** The checks every agent IT runs against a live target, whatever way the agent got in. */
 final class AgentChecks {
@@ -146,6 +148,33 @@ final class AgentChecks {
         String answer = target.ask("jfrwakeups", "jfrwakeups");
         long perSecond = Long.parseLong(answer.substring("jfrwakeups ".length()).trim());
         assertThat(perSecond).as("JFR Periodic Tasks wake-ups a second after detach").isBetween(0L, 10L);
+    }
+
+    /**
+     * An operator's {@code jcmd <pid> JFR.start duration=4s filename=F} after detach records its
+     * whole window beside the idle guard: on JDK 17 an in-memory guard left such a recording one
+     * of its four 1 s CPU-load events, and about a quarter of its GCs and samples (JfrIdleGuard).
+     */
+    static void operatorsRecordingIsWhole(Target target, Path dir) throws Exception {
+        Path file = dir.resolve("operator.jfr");
+        Path jcmd = target.java.resolveSibling("jcmd");
+        Process p = new ProcessBuilder(jcmd.toString(), String.valueOf(target.pid), "JFR.start", "duration=4s", "filename=" + file)
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(out).isZero();
+        // JFR writes the file when the duration ends; it exists, empty, a moment before it is whole.
+        long deadline = System.currentTimeMillis() + 30_000;
+        List<RecordedEvent> events = null;
+        while (events == null) {
+            try {
+                events = Files.size(file) > 0 ? RecordingFile.readAllEvents(file) : null;
+            } catch (IOException e) {
+                if (System.currentTimeMillis() > deadline) throw e;
+            }
+            if (events == null) Thread.sleep(200);
+        }
+        long cpuLoads = events.stream().filter(e -> e.getEventType().getName().equals("jdk.CPULoad")).count();
+        assertThat(cpuLoads).as("1 s CPU-load events in the operator's 4 s recording after detach (%s)", out).isGreaterThanOrEqualTo(3L);
     }
 
     @SuppressWarnings("unchecked")

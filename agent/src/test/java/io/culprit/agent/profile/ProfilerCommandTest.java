@@ -41,7 +41,7 @@ class ProfilerCommandTest {
             Thread.sleep(500); // warm-up: the JIT compiles the burner before the profile starts
             cmd.run(List.of("start", "--event", "cpu", "--interval", "5ms"), start);
             expected = (String) ((Map<?, ?>) start.data.get(0)).get("engine");
-            Thread.sleep(2000); // the profiling window
+            b.burnFor(2000); // the profiling window, in the burner's CPU
             cmd.run(List.of("stop", "--format", "collapsed", "--file", out.toString()), stop);
         }
         assertThat(expected).isIn("perf_events", "ctimer");
@@ -79,7 +79,7 @@ class ProfilerCommandTest {
             from = System.currentTimeMillis();
             r.start();
             cmd.run(List.of("start", "--event", "ctimer", "--interval", "5ms"), new TestContext());
-            Thread.sleep(1500); // the profiling window
+            b.burnFor(1500); // the profiling window, in the burner's CPU
             cmd.run(List.of("stop", "--format", "collapsed", "--file", dir.resolve("cpu.collapsed").toString(), "--jfr", raw.toString()),
                     new TestContext());
             r.stop();
@@ -119,7 +119,7 @@ class ProfilerCommandTest {
                 TestContext stop = new TestContext();
                 cmd.run(List.of("start", "--event", engine, "--interval", "5ms"), start);
                 assertThat(start.text()).contains("event " + engine + ", interval 5ms");
-                Thread.sleep(1500); // the profiling window
+                b.burnFor(1500); // the profiling window, in the burner's CPU
                 cmd.run(List.of("stop", "--format", "collapsed", "--file", out.toString()), stop);
                 assertThat(((Map<?, ?>) stop.data.get(0)).get("engine")).as(stop.text()).isEqualTo(engine);
                 Map<String, Long> collapsed = new HashMap<>();
@@ -139,7 +139,7 @@ class ProfilerCommandTest {
         try (CpuBurner b = new CpuBurner()) {
             Thread.sleep(500); // warm-up, as above
             cmd.run(List.of("start", "--event", "cpu", "--interval", "5ms"), new TestContext());
-            Thread.sleep(1500);
+            b.burnFor(1500);
             cmd.run(List.of("stop", "--format", "pprof", "--file", out.toString()), stop);
         }
         assertThat(stop.text()).contains("pprof written to " + out);
