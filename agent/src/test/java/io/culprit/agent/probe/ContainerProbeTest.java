@@ -207,7 +207,9 @@ class ContainerProbeTest {
         double errors = Arrays.stream(p.windows.series("requests").column("errors").orElseThrow()).sum();
         assertThat(errors).isEqualTo(1.0);
         double[] max = p.windows.series("pools").column("containerMax").orElseThrow();
-        assertThat(Arrays.stream(max).max().orElseThrow()).isEqualTo(WORKERS);
+        // Windows that closed before the first request found the pool hold NaN (a loaded machine
+        // stretches the requests over several), and a stream's max of a NaN is NaN.
+        assertThat(Arrays.stream(max).filter(m -> !Double.isNaN(m)).max().orElseThrow()).isEqualTo(WORKERS);
     }
 
     private void get(String url, int status) throws Exception {
