@@ -17,7 +17,7 @@ import jdk.jfr.RecordingState;
  * Measured on the lab service, JDK 17.0.15: 4–6 ms of CPU a second after a JFR recording
  * stopped, whether culprit's or {@code jcmd JFR.start}/{@code JFR.stop}'s. One periodic event
  * enabled at a long period bounds the wait by the JDK's 1 s wait interval instead: 0.12 ms a
- * second. So at detach, if JFR ran and nothing else records, culprit leaves this one in-memory
+ * second. So at detach, if JFR ran and nothing else records, culprit leaves this one
  * recording behind, named so that {@code jcmd <pid> JFR.check} says why (stopping it brings
  * the 100 wake-ups a second back).
  *

@@ -32,9 +32,10 @@ import java.util.Map;
 final class VirtualThreadLocks {
     /** A dump this slow (ms) ends the sampling for this collection. */
     static final long MAX_DUMP_MS = 200;
-    private final long maxDumpMs;
     private static final int STACK = 24;
 
+    /** This instance's breaker: {@link #MAX_DUMP_MS} but in tests of what the samples hold. */
+    private final long maxDumpMs;
     private final Map<String, Group> groups = new LinkedHashMap<>();
     private final double intervalMs;
     /** Made at the first sample, so that probes on a service without virtual threads load nothing for it. */
