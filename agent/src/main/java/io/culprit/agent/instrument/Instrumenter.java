@@ -4,6 +4,7 @@ import io.culprit.agent.command.CommandException;
 import io.culprit.agent.instrument.internal.ArgsAdvice;
 import io.culprit.agent.instrument.internal.CallSiteVisitor;
 import io.culprit.agent.instrument.internal.ConstructorAdvice;
+import io.culprit.agent.instrument.internal.ConstructorProbeAdvice;
 import io.culprit.agent.instrument.internal.Dispatcher;
 import io.culprit.agent.instrument.internal.IdMapping;
 import io.culprit.agent.instrument.internal.LeanAdvice;
@@ -134,8 +135,15 @@ public final class Instrumenter {
                         .on(keyIn(ids).and(ElementMatchers.isMethod())));
             }
             // A constructor's exit advice cannot catch what the constructor throws (the JVM forbids
-            // a handler around the super() call), so constructors get normal-exit timing only.
-            builder = builder.visit(mapping.to(ConstructorAdvice.class).on(keyIn(ids).and(ElementMatchers.isConstructor())));
+            // a handler around the super() call), so constructors get normal-exit timing only; a
+            // probe's constructor that reads its object or arguments gets one exit call with them.
+            Map<String, Integer> reading = plan.probes ? readingConstructors(plan.reads.getOrDefault(type, Map.of())) : Map.of();
+            builder = builder.visit(mapping.to(ConstructorAdvice.class)
+                    .on(keyIn(ids).and(ElementMatchers.isConstructor()).and(ElementMatchers.not(keyIn(reading)))));
+            if (!reading.isEmpty()) {
+                builder = builder.visit(mapping.bind(ProbeMapping.factory(reading)).to(ConstructorProbeAdvice.class)
+                        .on(keyIn(reading).and(ElementMatchers.isConstructor())));
+            }
         }
         Map<String, MethodTarget> calls = plan.callSites.get(type);
         if (calls != null) {
@@ -170,6 +178,15 @@ public final class Instrumenter {
             builder = builder.visit(ProbeWeave.advice(probe, ids, keyIn(exitOnly).and(methods), false, true));
         }
         return builder;
+    }
+
+    /** The probe methods whose hook reads the receiver or an argument: for constructors, {@link ConstructorProbeAdvice}'s. */
+    private static Map<String, Integer> readingConstructors(Map<String, Integer> reads) {
+        Map<String, Integer> out = new HashMap<>();
+        reads.forEach((key, r) -> {
+            if (key.startsWith("<init>") && (r & (Plan.SELF | Plan.ARG0 | Plan.ARG1)) != 0) out.put(key, r);
+        });
+        return out;
     }
 
     private static ElementMatcher.Junction<MethodDescription> keyIn(Map<String, ?> keys) {

@@ -9,33 +9,56 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * object both ends see (WebClient's {@code ClientRequest}): a fixed open-addressed table, so
  * neither end allocates or takes a lock. A call whose end never comes (cancelled, or failed past
  * the hook that ends it) keeps its slot until it is {@link #STALE_NS} old; when every slot a key
- * may use holds a live call, the new call is not timed.
+ * may use holds a live call, the new call is not timed. A call may carry a value its end needs and
+ * cannot find again (R2DBC's statement stats: its end sees only the conversation).
  */
 final class PendingCalls {
 
     static final long NONE = Long.MIN_VALUE;
     private static final int SIZE = 1024;
+    private final int mask;
     /** Slots tried per key: a full neighbourhood is a burst of calls in flight, not a reason to search the table. */
     private static final int PROBES = 16;
     static final long STALE_NS = TimeUnit.MINUTES.toNanos(10);
     /** A slot being filled: its start is not written yet. */
     private static final Object CLAIMED = new Object();
 
-    private final AtomicReferenceArray<Object> keys = new AtomicReferenceArray<>(SIZE);
+    private final AtomicReferenceArray<Object> keys;
     /** Written before the slot's key is published, read after it is seen. */
-    private final AtomicLongArray starts = new AtomicLongArray(SIZE);
+    private final AtomicLongArray starts;
+    /** The value each call carries, published with its start. */
+    private final AtomicReferenceArray<Object> values;
+
+    PendingCalls() {
+        this(SIZE);
+    }
+
+    /** @param size slots, a power of two: about the calls that may be in flight at once */
+    PendingCalls(int size) {
+        if (Integer.bitCount(size) != 1) throw new IllegalArgumentException("not a power of two: " + size);
+        mask = size - 1;
+        keys = new AtomicReferenceArray<>(size);
+        starts = new AtomicLongArray(size);
+        values = new AtomicReferenceArray<>(size);
+    }
 
     /** Notes that the call of {@code key} started at {@code startNs}; false when no slot was free. */
     boolean put(Object key, long startNs) {
+        return put(key, startNs, null);
+    }
+
+    /** As above, with a value {@link #takeValue} hands back. */
+    boolean put(Object key, long startNs, Object value) {
         if (key == null) return false;
         int home = home(key);
         for (int i = 0; i < PROBES; i++) {
-            int slot = (home + i) & (SIZE - 1);
+            int slot = (home + i) & mask;
             Object k = keys.get(slot);
             boolean free = k == null ? keys.compareAndSet(slot, null, CLAIMED)
                     : k != CLAIMED && startNs - starts.get(slot) > STALE_NS && keys.compareAndSet(slot, k, CLAIMED);
             if (free) {
                 starts.set(slot, startNs);
+                values.set(slot, value);
                 keys.set(slot, key);
                 return true;
             }
@@ -48,13 +71,26 @@ final class PendingCalls {
         if (key == null) return NONE;
         int home = home(key);
         for (int i = 0; i < PROBES; i++) {
-            int slot = (home + i) & (SIZE - 1);
+            int slot = (home + i) & mask;
             if (keys.get(slot) != key) continue;
             long start = starts.get(slot);
             // Fails only if the slot was reclaimed as stale meanwhile: then the start read may be another call's.
             if (keys.compareAndSet(slot, key, null)) return start;
         }
         return NONE;
+    }
+
+    /** The value the call of {@code key} carries, forgetting the call; null when it was not noted (or already taken). */
+    Object takeValue(Object key) {
+        if (key == null) return null;
+        int home = home(key);
+        for (int i = 0; i < PROBES; i++) {
+            int slot = (home + i) & mask;
+            if (keys.get(slot) != key) continue;
+            Object value = values.get(slot);
+            if (keys.compareAndSet(slot, key, null)) return value;
+        }
+        return null;
     }
 
     private static int home(Object key) {

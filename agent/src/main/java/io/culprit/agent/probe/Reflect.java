@@ -67,6 +67,50 @@ final class Reflect {
         return null;
     }
 
+    /** Class → its declared (or inherited) fields by name, opened once; {@link #NO_FIELD} where absent. */
+    private static final ConcurrentHashMap<Class<?>, ConcurrentHashMap<String, java.lang.reflect.Field>> FIELDS = new ConcurrentHashMap<>();
+    private static final java.lang.reflect.Field NO_FIELD;
+
+    static {
+        try {
+            NO_FIELD = Reflect.class.getDeclaredField("FIELDS");
+        } catch (NoSuchFieldException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** {@link #field}, with the lookup cached per class: for a private value read on every call of a hook. */
+    static Object cachedField(Object target, String name) {
+        if (target == null) return null;
+        ConcurrentHashMap<String, java.lang.reflect.Field> byName = FIELDS.get(target.getClass());
+        if (byName == null) byName = FIELDS.computeIfAbsent(target.getClass(), k -> new ConcurrentHashMap<>());
+        java.lang.reflect.Field f = byName.get(name);
+        if (f == null) {
+            f = openField(target.getClass(), name);
+            byName.putIfAbsent(name, f);
+        }
+        try {
+            return f == NO_FIELD ? null : f.get(target);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static java.lang.reflect.Field openField(Class<?> type, String name) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            try {
+                java.lang.reflect.Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                return f;
+            } catch (NoSuchFieldException e) {
+                // on to the superclass
+            } catch (RuntimeException e) {
+                return NO_FIELD;  // a module that does not open it
+            }
+        }
+        return NO_FIELD;
+    }
+
     /** The accessible public {@code name()} or {@code name(String)} of {@code c}, cached; null if none. */
     static Method method(Class<?> c, String name, boolean stringArg) {
         ConcurrentHashMap<String, Method>[] byArity = CACHE.get(c);

@@ -27,7 +27,8 @@ final class RequestProbe {
     static final String PATTERN_ATTRIBUTE = "org.springframework.web.servlet.HandlerMapping.bestMatchingPattern";
     static final long[] GAP_BUCKETS_MS = {0, 100, 1_000, 10_000, 60_000};
     /** The classes whose container hooks count requests: one of them woven means requests are observed. */
-    static final List<String> CONTAINERS = List.of(COYOTE_ADAPTER, JettyHooks.SERVER, UndertowHooks.CONNECTORS);
+    static final List<String> CONTAINERS = List.of(COYOTE_ADAPTER, JettyHooks.SERVER, UndertowHooks.CONNECTORS,
+            ReactorNettyHooks.SERVER_OPERATIONS);
     /** Container calls nested on one thread (Undertow runs a dispatch in place): more is a runaway, not a request. */
     private static final int MAX_DEPTH = 62;
 
@@ -56,6 +57,8 @@ final class RequestProbe {
     private final PerThread current = new PerThread(log::newRing);
     /** Requests in the container on virtual threads, whose light rings the reader cannot count. */
     private final LongAdder virtualInFlight = new LongAdder();
+    /** Requests begun on one thread and not yet ended on another (Reactor Netty's). */
+    private final LongAdder asyncInFlight = new LongAdder();
     /**
      * Route pattern → {method, stats, method, stats, ...}, copied on write: found without
      * concatenating a key, and the method (a fresh String per request in Tomcat) compared, not
@@ -118,6 +121,7 @@ final class RequestProbe {
         });
         h.addAll(new JettyHooks(this).hooks());
         h.addAll(UndertowHooks.hooks(this));
+        h.addAll(ReactorNettyHooks.hooks(this));
         return h;
     }
 
@@ -191,6 +195,17 @@ final class RequestProbe {
             byPattern.put(p, grown);
             return r;
         }
+    }
+
+    /** A request that will end on another thread ({@link #asyncEnded}) has begun. */
+    void asyncStarted() {
+        asyncInFlight.increment();
+    }
+
+    /** A request begun with {@link #asyncStarted} ended here; no handler time is known. */
+    void asyncEnded(long startNs, long endNs, RouteStats route, boolean failed) {
+        asyncInFlight.decrement();
+        record(startNs, endNs, route, -1, failed);
     }
 
     /** One completed request on this thread, as its container hook logs it. */
@@ -289,7 +304,7 @@ final class RequestProbe {
         row.put("meanMs", n == 0 ? Double.NaN : (double) windowSumUs / n / 1e3);
         row.put("errors", (double) errors);
         // In the container when the window closed, as the load generator counts its own.
-        row.put("inFlight", (double) (log.countAbove(DEPTH) + virtualInFlight.sum()));
+        row.put("inFlight", (double) (log.countAbove(DEPTH) + virtualInFlight.sum() + asyncInFlight.sum()));
     }
 
     /** Rings its log drains: one per platform thread that served a request, none per virtual thread. */

@@ -33,7 +33,15 @@ final class CallRows {
     }
 
     static boolean redisUp() {
-        try (Socket s = new Socket("127.0.0.1", 6379)) {
+        return listening(6379);
+    }
+
+    static boolean postgresUp() {
+        return listening(5432);
+    }
+
+    private static boolean listening(int port) {
+        try (Socket s = new Socket("127.0.0.1", port)) {
             return true;
         } catch (Exception e) {
             return false;

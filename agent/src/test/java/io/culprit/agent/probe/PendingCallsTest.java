@@ -20,6 +20,17 @@ class PendingCallsTest {
     }
 
     @Test
+    void aCallsValueIsHandedBackOnceWithItsKey() {
+        PendingCalls pending = new PendingCalls();
+        Object a = new Object(), b = new Object();
+        assertThat(pending.put(a, 100, "stats of a")).isTrue();
+        assertThat(pending.put(b, 200, "stats of b")).isTrue();
+        assertThat(pending.takeValue(b)).isEqualTo("stats of b");
+        assertThat(pending.takeValue(b)).as("taken already").isNull();
+        assertThat(pending.takeValue(a)).isEqualTo("stats of a");
+    }
+
+    @Test
     void aFullTableDropsNewCallsUntilItsOldestAreStale() {
         PendingCalls pending = new PendingCalls();
         int kept = 0;

@@ -210,6 +210,27 @@ class RequestPathRulesTest {
     }
 
     @Test
+    void mappersBuiltByAHelperAreChargedTheSerializersBuiltWhereTheyAreUsed() {
+        // A helper builds the mappers; the code that uses them (here a reactive pipeline's lambda) is elsewhere.
+        String use = "java.lang.Thread.run;reactor.core.publisher.FluxMap$MapSubscriber.onNext;com.acme.Ledger.lambda$post$3;"
+                + "com.fasterxml.jackson.databind.ObjectMapper.readValue;";
+        var ev = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", flat(10, 100), "p50Ms", flat(10, 5))
+                .table("construction", row("type", "com.fasterxml.jackson.databind.ObjectMapper", "count", 2000, "perRequest", 2.0,
+                        "meanMs", 0.02, "caller", "com.acme.Json.mapper:9"))
+                .file("profiles/cpu.collapsed", String.join("\n",
+                        use + "com.fasterxml.jackson.databind.deser.DeserializerCache._createDeserializer 46",
+                        use + "com.fasterxml.jackson.databind.deser.BeanDeserializer.deserialize 4",
+                        "java.lang.Thread.run;com.acme.Other.work 50", ""))
+                .evidence();
+        Finding f = new ConstructionRule().evaluate(ev);
+        assertThat(f.summary()).isEqualTo("2 new com.fasterxml.jackson.databind.ObjectMapper per request (2,000 in total), built by"
+                + " com.acme.Json.mapper:9, 0.8 % of request time; each new mapper builds its serializers again: 46 % of CPU samples"
+                + " in Jackson's serializer and deserializer factories (used elsewhere than com.acme.Json).");
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.explains()).contains("serialization-cpu");
+    }
+
+    @Test
     void prototypeBeansPerRequestAreCriticalAndRequestScopeIsNot() {
         Finding f = new PrototypeBeansRule().evaluate(Fixtures.evidence("row-lock-prototype-beans"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);

@@ -1,0 +1,95 @@
+package io.culprit.agent.probe;
+
+import java.util.List;
+
+/**
+ * SQL through R2DBC's PostgreSQL driver (r2dbc-postgresql 0.9 to 1.1), which JDBC's hooks never
+ * see: a statement's {@code execute()} only assembles a Flux, and the query runs when that Flux is
+ * subscribed, later and often on another thread. Every query, simple or extended, becomes one
+ * {@code ReactorNettyClient.Conversation}: made when the exchange is subscribed (the request is
+ * sent right after, on the same thread), completed on the driver's event loop by the message that
+ * ends it ({@code ReadyForQuery}), or failed with the connection. So a query is timed from its
+ * conversation's construction to {@code complete(BackendMessage)} or {@code onError(Throwable)},
+ * its start and stats carried between them in a {@link PendingCalls} table keyed by the
+ * conversation. A conversation cancelled by its subscriber (a timeout, a {@code take(1)}) ends in
+ * neither and is not recorded.
+ *
+ * <p>The text: an extended (parameterized) query's conversation ends on the driver's
+ * {@code ExtendedFlowOperator}, which holds the SQL; a simple one's is the argument of
+ * {@code SimpleQueryMessageFlow.exchange(Client, String)}, noted on the thread that assembles it
+ * and taken by the next conversation made there. A query's time includes the wait for rows its
+ * subscriber has not asked for yet, as a JDBC statement's does not; errors the server answers
+ * with ({@code ErrorResponse}, then {@code ReadyForQuery}) complete the conversation and count as
+ * successful calls. A cursored fetch in compatibility mode (a fetch size inside a transaction)
+ * ends its conversation on a lambda, not the operator, and is not timed.
+ */
+final class R2dbcPostgresHooks {
+
+    static final String CONVERSATION = "io.r2dbc.postgresql.client.ReactorNettyClient$Conversation";
+    static final String SIMPLE_QUERY = "io.r2dbc.postgresql.client.SimpleQueryMessageFlow";
+    private static final String BACKEND_MESSAGE = "Lio/r2dbc/postgresql/message/backend/BackendMessage;";
+
+    private R2dbcPostgresHooks() { }
+
+    /** A conversation's stats and start, from its construction to its end. */
+    private static final class Started {
+        final CallStats stats;
+        final long start;
+
+        Started(CallStats stats, long start) {
+            this.stats = stats;
+            this.start = start;
+        }
+    }
+
+    static List<Hook> hooks(CallProbe calls) {
+        PendingCalls pending = new PendingCalls();
+        PerThread simpleSql = new PerThread(() -> new Object[1]);
+        return List.of(
+                new Hook(SIMPLE_QUERY, "exchange", "(Lio/r2dbc/postgresql/client/Client;Ljava/lang/String;)", Hook.EXIT | Hook.ARG1) {
+                    @Override
+                    public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                        ((Object[]) simpleSql.get())[0] = arg1;
+                    }
+                },
+                new Hook(CONVERSATION, "<init>", "(Ljava/util/function/Predicate;Lreactor/core/publisher/FluxSink;)",
+                        Hook.EXIT | Hook.SELF | Hook.ARG0) {
+                    @Override
+                    public void probeExit(int id, long start, Object self, Object takeUntil, Object arg1, Object returned, Throwable thrown) {
+                        long now = System.nanoTime();
+                        Object[] noted = (Object[]) simpleSql.get();
+                        Object sql = Reflect.cachedField(takeUntil, "sql");  // the extended flow's operator
+                        if (!(sql instanceof String)) sql = noted[0];
+                        noted[0] = null;
+                        if (!(sql instanceof String)) return;  // a conversation of the driver's own (startup, cancel)
+                        // Here, on the subscribing thread, so the first query's stats get its call site, not the event loop's.
+                        CallStats stats = calls.stats("sql", SqlText.normalizeCached((String) sql));
+                        if (stats.database == null) stats.database = "PostgreSQL";
+                        pending.put(self, now, new Started(stats, now));
+                    }
+                },
+                new Hook(CONVERSATION, "complete", "(" + BACKEND_MESSAGE + ")", Hook.ENTER | Hook.SELF) {
+                    @Override
+                    public long probeEnter(int id, Object self, Object arg0) {
+                        end(calls, pending, self, null);
+                        return 0L;
+                    }
+                },
+                new Hook(CONVERSATION, "onError", "(Ljava/lang/Throwable;)", Hook.ENTER | Hook.SELF | Hook.ARG0) {
+                    @Override
+                    public long probeEnter(int id, Object self, Object error) {
+                        end(calls, pending, self, error instanceof Throwable ? (Throwable) error : null);
+                        return 0L;
+                    }
+                });
+    }
+
+    private static void end(CallProbe calls, PendingCalls pending, Object conversation, Throwable error) {
+        long end = System.nanoTime();
+        Object started = pending.takeValue(conversation);
+        if (!(started instanceof Started)) return;
+        Started s = (Started) started;
+        // Ended on the driver's event loop, which a non-blocking query does not block.
+        calls.record(end, s.stats, s.stats.target, s.start, error, false);
+    }
+}

@@ -1,0 +1,76 @@
+package io.culprit.agent.probe;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Requests of Reactor Netty's HTTP server (Spring WebFlux's default), which has no request call
+ * to time: a request's handler returns a Publisher at once, and the response is written when it
+ * completes, usually on another thread. Reactor Netty makes one {@code HttpServerOperations} per
+ * request when its head arrives, and ends every connection operation with
+ * {@code ChannelOperations.terminate()}, after the last of the response is written or when the
+ * client goes away. So a request is timed from that constructor to its terminate, its start and
+ * route carried between them in a {@link PendingCalls} table keyed by the operations object, and
+ * counted in flight meanwhile. A 5xx status, read at the end, marks it failed.
+ *
+ * <p>The route is the request's path with numeric segments folded ({@link SqlText#normalizeUrl}),
+ * not WebFlux's matched pattern: the pattern is set on Spring's exchange, which the server's
+ * operations object does not reach. No handler time is known, so none is split off.
+ */
+final class ReactorNettyHooks {
+
+    static final String SERVER_OPERATIONS = "reactor.netty.http.server.HttpServerOperations";
+    static final String CHANNEL_OPERATIONS = "reactor.netty.channel.ChannelOperations";
+    /** Requests that may be in flight at once and still be timed: a reactive server holds thousands. */
+    private static final int IN_FLIGHT_TIMED = 16_384;
+    /** Raw paths whose normalized route is kept, so a request costs a lookup, not a regex. */
+    private static final int PATHS_KEPT = 4_096;
+
+    private ReactorNettyHooks() { }
+
+    /** A request's start and route, from its operations' construction to their terminate. */
+    private static final class Started {
+        final long start;
+        final RouteStats route;
+
+        Started(long start, RouteStats route) {
+            this.start = start;
+            this.route = route;
+        }
+    }
+
+    static List<Hook> hooks(RequestProbe requests) {
+        PendingCalls pending = new PendingCalls(IN_FLIGHT_TIMED);
+        ConcurrentHashMap<String, String> routes = new ConcurrentHashMap<>();
+        Getter httpMethod = new Getter("method");
+        Getter path = new Getter("fullPath");
+        Getter status = new Getter("status");
+        Getter code = new Getter("code");
+        return List.of(
+                new Hook(SERVER_OPERATIONS, "<init>", "(Lreactor/netty/Connection;", Hook.EXIT | Hook.SELF) {
+                    @Override
+                    public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                        long now = System.nanoTime();
+                        Object m = httpMethod.call(self);
+                        Object raw = path.call(self);
+                        String p = raw == null ? null : routes.get(raw);
+                        if (p == null && raw != null) {
+                            p = SqlText.normalizeUrl(raw.toString());
+                            if (routes.size() < PATHS_KEPT) routes.putIfAbsent(raw.toString(), p);
+                        }
+                        if (pending.put(self, now, new Started(now, requests.route(m, p)))) requests.asyncStarted();
+                    }
+                },
+                new Hook(CHANNEL_OPERATIONS, "terminate", "()", Hook.ENTER | Hook.SELF) {
+                    @Override
+                    public long probeEnter(int id, Object self, Object arg0) {
+                        long end = System.nanoTime();
+                        Object started = pending.takeValue(self);  // any other operations (a client's): not a request
+                        if (!(started instanceof Started)) return 0L;
+                        Started s = (Started) started;
+                        requests.asyncEnded(s.start, end, s.route, code.number(status.call(self)) >= 500);
+                        return 0L;
+                    }
+                });
+    }
+}
