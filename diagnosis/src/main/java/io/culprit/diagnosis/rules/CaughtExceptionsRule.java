@@ -43,6 +43,17 @@ public final class CaughtExceptionsRule implements Rule {
      */
     static final String STACK_READ = "java.lang.Thread.getStackTrace";
 
+    /**
+     * A Throwable made to keep a stack, never thrown: Netty's leak detector builds one for each
+     * buffer it tracks (1 in 128 at its default level, every buffer and every access at
+     * {@code paranoid}). JFR counts each as an exception. A reactive service outside the lab
+     * (session 40) made hundreds a second at the default level, and culprit named them its root
+     * cause over the regex that was. They are not counted as exceptions; the detector is named
+     * only when its own frames hold {@link #MIN_COST_SHARE} of the CPU.
+     */
+    static final String NETTY_LEAK_RECORD = "io.netty.util.ResourceLeakDetector$TraceRecord";
+    static final String NETTY_LEAK_DETECTOR = "io.netty.util.ResourceLeakDetector";
+
     @Override public String id() { return "caught-exceptions"; }
     @Override public String title() { return "Exceptions thrown and caught on the hot path"; }
 
@@ -55,6 +66,7 @@ public final class CaughtExceptionsRule implements Rule {
         double perRequest = 0, perSecond = 0;
         for (int i = 0; i < t.rows().size(); i++) {
             if (Boolean.FALSE.equals(t.rows().get(i).get("caught"))) continue; // escaped: errors, not hidden cost
+            if (NETTY_LEAK_RECORD.equals(t.text(i, "type"))) continue;  // a record, not a throw
             double pr = ev.perRequest(t, i), ps = ev.perSecond(t, i);
             if (Double.isFinite(pr)) perRequest += pr;
             if (Double.isFinite(ps)) perSecond += ps;
@@ -62,6 +74,10 @@ public final class CaughtExceptionsRule implements Rule {
         }
         Finding.Builder b = finding(Severity.OK).evidence("tables/exceptions");
         Numbers n = new Numbers();
+        double leakShare = ev.hasCpuProfile() ? ev.cpuShare(f -> f.startsWith(NETTY_LEAK_DETECTOR)) : Double.NaN;
+        if (leakShare >= MIN_COST_SHARE && (top < 0 || leakShare > ev.cpuShare(f -> f.contains("Throwable.fillInStackTrace")) - leakShare)) {
+            return leakDetector(ev, leakShare);
+        }
         if (top < 0) {
             return b.summary("no caught exceptions recorded (" + n.tag(String.valueOf(t.rows().size()), "tables/exceptions")
                     + " escaped types).").numbers(n.refs()).build();
@@ -116,6 +132,24 @@ public final class CaughtExceptionsRule implements Rule {
                 .confirm(ev.confirm("exceptions -n 5") + " or " + Evidence.quoted("watch " + watchTarget(site) + " '{throwExp}' -e"));
         if (cpuShare >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation").explains("thread-oversubscription");
         return b.build();
+    }
+
+    private Finding leakDetector(Evidence ev, double share) {
+        Numbers n = new Numbers();
+        return finding(share >= 0.25 ? Severity.CRITICAL : Severity.WARN).score(share)
+                .culprit(NETTY_LEAK_DETECTOR).evidence(ev.cpuRef())
+                .summary(n.tag(Fmt.pct(share), ev.cpuRef()) + " of CPU samples in Netty's leak detector, which fills a stack trace for"
+                        + " each buffer it tracks (ResourceLeakDetector$TraceRecord, made, never thrown): it runs at a level above"
+                        + " the default, which tracks 1 buffer in 128.")
+                .numbers(n.refs())
+                .explanation("At the advanced and paranoid levels Netty's leak detector records where each tracked buffer was"
+                        + " made and touched, a stack trace each time; paranoid tracks every buffer. Meant for tests, in a"
+                        + " service under load it costs a stack walk per buffer.")
+                .fix("Run with the default level (-Dio.netty.leakDetection.level=simple) or disabled in production; keep"
+                        + " paranoid for tests.")
+                .confirm(ev.confirm("sysprop io.netty.leakDetection.level"))
+                .explains("tail-latency").explains("cpu-hotspot")
+                .build();
     }
 
     private static String watchTarget(String site) {

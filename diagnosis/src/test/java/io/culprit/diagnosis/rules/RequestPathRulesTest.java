@@ -79,6 +79,28 @@ class RequestPathRulesTest {
     }
 
     @Test
+    void nettysLeakRecordsAreNotExceptionsUnlessTheDetectorCosts() {
+        String record = "io.netty.util.ResourceLeakDetector$TraceRecord";
+        // The default level: a record per 128 buffers, hundreds a second, next to nothing of the CPU.
+        CaseBuilder cb = CaseBuilder.in(dir.resolve("simple"), 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 300))
+                .table("exceptions", CaseBuilder.row("type", record, "site", "io.netty.util.ResourceLeakDetector$DefaultResourceLeak.<init>:1",
+                        "count", 9000, "caught", true));
+        cb.file("profiles/cpu.collapsed", "a.B.c;io.netty.util.ResourceLeakDetector.track;java.lang.Throwable.fillInStackTrace 4\na.B.d 996\n");
+        Finding f = new CaughtExceptionsRule().evaluate(cb.evidence());
+        assertThat(f.severity()).as(f.summary()).isEqualTo(Severity.OK);
+        // Paranoid: a stack walk per buffer, a fifth of the CPU.
+        cb = CaseBuilder.in(dir.resolve("paranoid"), 10, 2).series("requests", 1000, "rps", CaseBuilder.flat(10, 300))
+                .table("exceptions", CaseBuilder.row("type", record, "site", "io.netty.util.ResourceLeakDetector$DefaultResourceLeak.<init>:1",
+                        "count", 90000, "caught", true));
+        cb.file("profiles/cpu.collapsed", "a.B.c;io.netty.util.ResourceLeakDetector.track;java.lang.Throwable.fillInStackTrace 200\na.B.d 800\n");
+        f = new CaughtExceptionsRule().evaluate(cb.evidence());
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        assertThat(f.culprit()).isEqualTo("io.netty.util.ResourceLeakDetector");
+        assertThat(f.summary()).startsWith("20 % of CPU samples in Netty's leak detector");
+        assertThat(f.fix()).contains("-Dio.netty.leakDetection.level=simple");
+    }
+
+    @Test
     void aFewExceptionsPerRequestAreAProblemFromATwentiethOfTheCpuOn() {
         // log-storm's fixed twin in CI: 3 per request (Spring's InvocationTargetException around the
         // expected miss) costing 3.1 % of CPU samples was confirmed as the fixed service's root cause.
