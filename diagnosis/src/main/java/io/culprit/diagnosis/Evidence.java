@@ -7,6 +7,7 @@ import io.culprit.model.Series;
 import io.culprit.model.Table;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,7 +42,48 @@ public final class Evidence {
     }
 
     public Optional<Table> table(String name) {
-        return tables.computeIfAbsent(name, caseFile::table);
+        Optional<Table> t = tables.get(name);
+        if (t == null) {
+            // Not computeIfAbsent: the rescale reads the requests series, and must not re-enter this map's update.
+            t = caseFile.table(name).map(this::perLoadRequest);
+            tables.put(name, t);
+        }
+        return t;
+    }
+
+    /** The server took this many times the requests culprit's load sent, and more than {@link #EXTRA_REQUESTS}, before a table is rescaled. */
+    static final double INNER_REQUESTS = 1.2;
+    static final double EXTRA_REQUESTS = 10;
+
+    /**
+     * A table the probes wrote per request counts over every request the server took. When
+     * culprit's load drove the run and the server took many more than it sent, the service called
+     * its own endpoints (a remote stand-in in process, a gateway route, an internal API): those
+     * inner requests are part of the load's, and what one request costs is the count over the
+     * load's requests, its share of time over their time. A blind service (session 41) made 20
+     * sequential calls to its own endpoint per request: read per server request, 0.95 calls per
+     * request and 52 % of request time, and no root cause; per load request, 20 and all of it.
+     */
+    private Table perLoadRequest(Table t) {
+        double probed = meta(t, "requests");
+        double sent = LoadJson.completed(caseFile.dir());
+        if (!(probed > INNER_REQUESTS * sent + EXTRA_REQUESTS) || !(sent > 0)) return t;
+        double timeMs = sent * meanLatencyMs();
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Map<String, Object> r : t.rows()) {
+            Map<String, Object> out = new LinkedHashMap<>(r);
+            if (r.get("perRequest") instanceof Number && r.get("count") instanceof Number) {
+                out.put("perRequest", ((Number) r.get("count")).doubleValue() / sent);
+            }
+            if (r.get("shareOfRequestTime") instanceof Number && r.get("totalMs") instanceof Number && timeMs > 0) {
+                out.put("shareOfRequestTime", Math.min(1.0, ((Number) r.get("totalMs")).doubleValue() / timeMs));
+            }
+            rows.add(out);
+        }
+        Map<String, Object> meta = new LinkedHashMap<>(t.meta());
+        meta.put("requests", sent);
+        meta.put("serverRequests", probed);
+        return new Table(t.name(), t.columns(), rows, meta);
     }
 
     /**

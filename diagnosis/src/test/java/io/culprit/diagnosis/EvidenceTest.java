@@ -15,6 +15,30 @@ class EvidenceTest {
     @TempDir Path dir;
 
     @Test
+    void callsAreCountedPerLoadRequestWhenTheServiceCallsItsOwnEndpoints() {
+        // 753 requests sent, 15,813 taken by the server: 15,060 of them the service's calls to its own endpoint.
+        CaseBuilder cb = CaseBuilder.in(dir, 20, 2).series("requests", 2000, "rps", flat(10, 37.65), "p50Ms", flat(10, 425))
+                .loadJson("\"summary\":{\"requests\":753}")
+                .tableWithMeta("calls", Map.of("requests", 15813, "seconds", 21.3),
+                        row("kind", "http", "target", "GET http://127.0.0.1:8103/ext/fx/rates", "count", 15060, "totalMs", 332834.0,
+                                "perRequest", 0.952, "shareOfRequestTime", 0.52),
+                        row("kind", "sql", "target", "select 1", "count", 753, "totalMs", 1514.7, "perRequest", 0.0476,
+                                "shareOfRequestTime", 0.0024, "background", false));
+        var calls = cb.evidence().table("calls").orElseThrow();
+        assertThat(calls.number(0, "perRequest")).isEqualTo(20.0);
+        assertThat(calls.number(0, "shareOfRequestTime")).isEqualTo(1.0);  // 332.8 s of calls in 753 × 425 ms
+        assertThat(calls.number(1, "perRequest")).isEqualTo(1.0);
+        assertThat(calls.number(1, "shareOfRequestTime")).isCloseTo(1514.7 / (753 * 425.0), within(1e-9));
+        assertThat(Evidence.meta(calls, "requests")).isEqualTo(753.0);
+        // The server taking about what the load sent: the probes' own counts stand.
+        CaseBuilder same = CaseBuilder.in(dir.resolve("same"), 20, 2).series("requests", 2000, "rps", flat(10, 37.65), "p50Ms", flat(10, 425))
+                .loadJson("\"summary\":{\"requests\":753}")
+                .tableWithMeta("calls", Map.of("requests", 760), row("kind", "sql", "target", "select 1", "count", 7530, "totalMs", 1.0,
+                        "perRequest", 9.9, "shareOfRequestTime", 0.1));
+        assertThat(same.evidence().table("calls").orElseThrow().number(0, "perRequest")).isEqualTo(9.9);
+    }
+
+    @Test
     void alignsSeriesWithDifferentWindowsByTime() {
         // 1 s GC windows against 5 s request windows: each request window takes the GC window at its start.
         double[] gc = new double[10];

@@ -25,7 +25,9 @@ public final class ClientLibraries {
         "com.zaxxer.", "org.apache.commons.dbcp2.", "org.apache.commons.pool2.", "org.apache.tomcat.jdbc.", "com.alibaba.druid.",
         "oracle.ucp.", "com.jolbox.", "org.vibur.", "org.springframework.", "org.hibernate.", "org.jooq.", "org.mybatis.", "org.apache.ibatis.",
         "com.github.pagehelper.", "com.baomidou.mybatisplus.", "tk.mybatis.",
-        "jakarta.persistence.", "org.jdbi.", "com.querydsl.", "io.ebean.", "com.p6spy.", "net.ttddyy.", "io.micrometer.", "io.opentelemetry."
+        "jakarta.persistence.", "org.jdbi.", "com.querydsl.", "io.ebean.", "com.p6spy.", "net.ttddyy.", "io.micrometer.", "io.opentelemetry.",
+        // R2DBC: its SPI, pool and drivers (PostgreSQL's and H2's under io.r2dbc., MariaDB's under org.mariadb.), MySQL's
+        "io.r2dbc.", "io.asyncer.r2dbc.", "dev.miku.r2dbc."
     };
     /** The JDBC methods culprit's SQL probe times, in every driver's statements (see {@link #isProbed}). */
     private static final Set<String> JDBC_EXECUTE = Set.of("execute", "executeQuery", "executeUpdate",
@@ -49,7 +51,7 @@ public final class ClientLibraries {
         // only up to the response head: the body the caller reads afterwards is no call's time
         "sun.net.www.protocol.http.HttpURLConnection.getInputStream0", "org.apache.hc.client5.", "okhttp3.",
         "redis.clients.jedis.", "io.lettuce.", "org.springframework.http.client.",
-        "org.springframework.web.reactive.function.client."
+        "org.springframework.web.reactive.function.client.", "io.r2dbc.postgresql."
     };
 
     /**

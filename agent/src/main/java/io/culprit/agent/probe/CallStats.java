@@ -23,6 +23,8 @@ final class CallStats {
      * "" when unknown or not SQL. Set once, racily: every writer writes the same answer.
      */
     volatile String database;
+    /** The client when the calls are reactive and no blocking method of theirs can be traced ("r2dbc-postgresql"); else null. */
+    volatile String reactiveClient;
     private final Histogram us = Micros.histogram();
     /** The longest call, exact: the histogram keeps two digits. */
     private long maxUs;
@@ -83,6 +85,7 @@ final class CallStats {
         if (site.bypass != null) r.put("proxyBypass", site.bypass);
         if (site.catalogVia != null) r.put("catalogVia", site.catalogVia);
         if (database != null && !database.isEmpty()) r.put("database", database);
+        if (reactiveClient != null) r.put("reactiveClient", reactiveClient);
         return r;
     }
 }

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The JDBC connection pools the probes found at their first acquire, of any of the libraries
+ * The JDBC (and R2DBC) connection pools the probes found at their first acquire, of any of the libraries
  * {@link PoolProbe} weaves, read once a second through each library's public getters: connections
  * lent out, idle, threads waiting for one, and the pool's current size. The figures of all pools
  * are summed into series {@code pools}' {@code db*} columns: a service rarely runs two, and the
@@ -29,7 +29,12 @@ final class ConnectionPools {
         C3P0(PoolProbe.C3P0_SOURCE, "c3p0", "getNumBusyConnectionsDefaultUser", "getNumIdleConnectionsDefaultUser",
                 "getNumThreadsAwaitingCheckoutDefaultUser", "getNumConnectionsDefaultUser"),
         /** Alibaba's Druid: lent out (active) and pooled (idle); its size is their sum. */
-        DRUID(PoolProbe.DRUID_SOURCE, "druid", "getActiveCount", "getPoolingCount", "getWaitThreadCount", null);
+        DRUID(PoolProbe.DRUID_SOURCE, "druid", "getActiveCount", "getPoolingCount", "getWaitThreadCount", null),
+        /**
+         * R2DBC's pool (r2dbc-pool, on reactor-pool), read through its {@code PoolMetrics}: pending
+         * acquires are subscribers waiting for a connection, not threads.
+         */
+        R2DBC(PoolProbe.R2DBC_POOL, "r2dbc-pool", "acquiredSize", "idleSize", "pendingAcquireSize", "allocatedSize");
 
         final String className, label;
         final String active, idle, waiting, total;
@@ -43,8 +48,15 @@ final class ConnectionPools {
             this.total = total;
         }
 
-        /** The object whose getters read the pool: DBCP2's data source keeps its pool in a private field. */
+        /**
+         * The object whose getters read the pool: DBCP2's data source keeps its pool in a private
+         * field, R2DBC's pool hands out its metrics.
+         */
         Object reader(Object pool) {
+            if (this == R2DBC) {
+                Object metrics = Reflect.call(pool, "getMetrics");
+                return metrics instanceof java.util.Optional ? ((java.util.Optional<?>) metrics).orElse(null) : null;
+            }
             return this == DBCP2 ? Reflect.field(pool, "pool") : pool;
         }
 
@@ -63,6 +75,7 @@ final class ConnectionPools {
                 case TOMCAT: return Reflect.number(Reflect.call(pool, "getPoolProperties"), "getMaxActive");
                 case C3P0: return Reflect.number(pool, "getMaxPoolSize");
                 case DRUID: return Reflect.number(pool, "getMaxActive");
+                case R2DBC: return Reflect.number(reader(pool), "getMaxAllocatedSize");
                 default: return Reflect.number(reader(pool), "getMaxTotal");
             }
         }

@@ -80,6 +80,17 @@ final class PendingCalls {
         return NONE;
     }
 
+    /** The value the call of {@code key} carries, keeping the call; null when it was not noted. */
+    Object value(Object key) {
+        if (key == null) return null;
+        int home = home(key);
+        for (int i = 0; i < PROBES; i++) {
+            int slot = (home + i) & mask;
+            if (keys.get(slot) == key) return values.get(slot);
+        }
+        return null;
+    }
+
     /** The value the call of {@code key} carries, forgetting the call; null when it was not noted (or already taken). */
     Object takeValue(Object key) {
         if (key == null) return null;

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.LongAdder;
 final class PoolProbe {
 
     static final String HIKARI_POOL = "com.zaxxer.hikari.pool.HikariPool";
+    static final String R2DBC_POOL = "io.r2dbc.pool.ConnectionPool";
     static final String PROXY_CONNECTION = "com.zaxxer.hikari.pool.ProxyConnection";
     static final String TOMCAT_POOL = "org.apache.tomcat.jdbc.pool.ConnectionPool";
     static final String DBCP2_SOURCE = "org.apache.commons.dbcp2.PoolingDataSource";
@@ -77,6 +78,13 @@ final class PoolProbe {
         // Druid's getConnection(long) runs its filters, which end here: the one place every acquire passes.
         h.add(acquireAt(DRUID_SOURCE, "getConnectionDirect", "(J)", ConnectionPools.Kind.DRUID));
         h.add(releaseAt("com.alibaba.druid.pool.DruidPooledConnection", "close", "()", Hook.ENTER | Hook.SELF));
+        // R2DBC's pool lends asynchronously: its create() returns the acquire as a Mono, so it is found there, not timed.
+        h.add(new Hook(R2DBC_POOL, "create", "()Lreactor/core/publisher/Mono;", Hook.EXIT | Hook.SELF) {
+            @Override
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                connectionPools.remember(self);
+            }
+        });
         h.add(executors.hook());
         h.addAll(objectPools.hooks());
         // Tomcat's pool is found by its request hook (RequestProbe). XnioWorker hands tasks to a

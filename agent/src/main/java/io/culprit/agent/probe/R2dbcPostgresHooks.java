@@ -7,12 +7,16 @@ import java.util.List;
  * see: a statement's {@code execute()} only assembles a Flux, and the query runs when that Flux is
  * subscribed, later and often on another thread. Every query, simple or extended, becomes one
  * {@code ReactorNettyClient.Conversation}: made when the exchange is subscribed (the request is
- * sent right after, on the same thread), completed on the driver's event loop by the message that
- * ends it ({@code ReadyForQuery}), or failed with the connection. So a query is timed from its
- * conversation's construction to {@code complete(BackendMessage)} or {@code onError(Throwable)},
- * its start and stats carried between them in a {@link PendingCalls} table keyed by the
- * conversation. A conversation cancelled by its subscriber (a timeout, a {@code take(1)}) ends in
- * neither and is not recorded.
+ * sent right after, on the same thread), and ended by the message the server ends it with
+ * ({@code ReadyForQuery}) or failed with the connection. That message reaches the conversation
+ * ({@code complete(BackendMessage)}) only when its subscriber has asked for everything before it:
+ * a pipeline that makes a query per row ({@code concatMap}) keeps the outer query's conversation
+ * open until the last inner query is done, and that time is not the database's. So the end is
+ * the arrival of the first {@code ReadyForQuery} while the conversation heads its connection's
+ * queue ({@code BackendMessageSubscriber.onNext}, on the event loop, before any buffering), and
+ * the call is recorded at {@code complete} or {@code onError}; its start, stats and end are
+ * carried in a {@link PendingCalls} table keyed by the conversation. A conversation cancelled by
+ * its subscriber (a timeout, a {@code take(1)}) is not recorded.
  *
  * <p>The text: an extended (parameterized) query's conversation ends on the driver's
  * {@code ExtendedFlowOperator}, which holds the SQL; a simple one's is the argument of
@@ -27,6 +31,8 @@ final class R2dbcPostgresHooks {
 
     static final String CONVERSATION = "io.r2dbc.postgresql.client.ReactorNettyClient$Conversation";
     static final String SIMPLE_QUERY = "io.r2dbc.postgresql.client.SimpleQueryMessageFlow";
+    static final String MESSAGE_SUBSCRIBER = "io.r2dbc.postgresql.client.ReactorNettyClient$BackendMessageSubscriber";
+    private static final String READY_FOR_QUERY = "io.r2dbc.postgresql.message.backend.ReadyForQuery";
     private static final String BACKEND_MESSAGE = "Lio/r2dbc/postgresql/message/backend/BackendMessage;";
 
     private R2dbcPostgresHooks() { }
@@ -35,6 +41,8 @@ final class R2dbcPostgresHooks {
     private static final class Started {
         final CallStats stats;
         final long start;
+        /** When the server's ReadyForQuery arrived for it; 0 until then. */
+        volatile long serverDone;
 
         Started(CallStats stats, long start) {
             this.stats = stats;
@@ -45,6 +53,7 @@ final class R2dbcPostgresHooks {
     static List<Hook> hooks(CallProbe calls) {
         PendingCalls pending = new PendingCalls();
         PerThread simpleSql = new PerThread(() -> new Object[1]);
+        Class<?>[] readyForQuery = new Class<?>[1];  // the driver's class, once a message of it was seen
         return List.of(
                 new Hook(SIMPLE_QUERY, "exchange", "(Lio/r2dbc/postgresql/client/Client;Ljava/lang/String;)", Hook.EXIT | Hook.ARG1) {
                     @Override
@@ -65,7 +74,24 @@ final class R2dbcPostgresHooks {
                         // Here, on the subscribing thread, so the first query's stats get its call site, not the event loop's.
                         CallStats stats = calls.stats("sql", SqlText.normalizeCached((String) sql));
                         if (stats.database == null) stats.database = "PostgreSQL";
+                        if (stats.reactiveClient == null) stats.reactiveClient = "r2dbc-postgresql";
                         pending.put(self, now, new Started(stats, now));
+                    }
+                },
+                new Hook(MESSAGE_SUBSCRIBER, "onNext", "(" + BACKEND_MESSAGE + ")", Hook.ENTER | Hook.SELF | Hook.ARG0) {
+                    @Override
+                    public long probeEnter(int id, Object self, Object message) {
+                        if (message == null) return 0L;
+                        Class<?> c = message.getClass();
+                        if (c != readyForQuery[0]) {  // a row, most of the time: one compare
+                            if (readyForQuery[0] != null || !c.getName().equals(READY_FOR_QUERY)) return 0L;
+                            readyForQuery[0] = c;
+                        }
+                        Object queue = Reflect.cachedField(self, "conversations");
+                        Object head = queue instanceof java.util.Queue ? ((java.util.Queue<?>) queue).peek() : null;
+                        Object started = pending.value(head);
+                        if (started instanceof Started && ((Started) started).serverDone == 0) ((Started) started).serverDone = System.nanoTime();
+                        return 0L;
                     }
                 },
                 new Hook(CONVERSATION, "complete", "(" + BACKEND_MESSAGE + ")", Hook.ENTER | Hook.SELF) {
@@ -89,7 +115,8 @@ final class R2dbcPostgresHooks {
         Object started = pending.takeValue(conversation);
         if (!(started instanceof Started)) return;
         Started s = (Started) started;
-        // Ended on the driver's event loop, which a non-blocking query does not block.
-        calls.record(end, s.stats, s.stats.target, s.start, error, false);
+        long done = s.serverDone;
+        // Recorded on the driver's event loop or the subscriber's thread, neither blocked by a non-blocking query.
+        calls.record(done != 0 ? done : end, s.stats, s.stats.target, s.start, error, false);
     }
 }

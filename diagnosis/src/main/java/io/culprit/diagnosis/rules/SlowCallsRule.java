@@ -106,7 +106,7 @@ public final class SlowCallsRule implements Rule {
                 .fix(!herd.isEmpty() ? Stampede.FIX : joins != null ? CallShape.COLLECTION_JOINS_FIX : reply.fix() != null ? reply.fix()
                         : or(CallShape.fix(ev, kind, target), "Make the call cheaper (index, smaller result, batching, caching) or take it off"
                         + " the request path; check the dependency's own timing to split network, server and client time."))
-                .confirm(withDatabase(ev, ev.confirm("trace " + traceTarget(t, top) + " '#cost > " + (long) threshold(kind) + "'"), kind, target))
+                .confirm(withDatabase(ev, ev.confirm(traceCommand(t, top, threshold(kind))), kind, target))
                 .explains(ObjectPoolRule.busyWithOwnCalls(ev, kind) ? "object-pool" : "pool-starvation")
                 .build();
     }
@@ -210,8 +210,7 @@ public final class SlowCallsRule implements Rule {
                         : or(CallShape.fix(ev, kind, target), "Speed up or cache the dependency's answer, batch calls across requests, make"
                         + " the call concurrently with the request's other work, or take it off the request path. If the dependency"
                         + " cannot answer faster, neither can this service."))
-                .confirm(withDatabase(ev, ev.confirm("trace " + traceTarget(t, row) + " '#cost > " + (long) (t.number(row, "p99Ms") / 2) + "'"),
-                        kind, target))
+                .confirm(withDatabase(ev, ev.confirm(traceCommand(t, row, t.number(row, "p99Ms") / 2)), kind, target))
                 .explains(ObjectPoolRule.busyWithOwnCalls(ev, kind) ? "object-pool" : "pool-starvation")
                 .build();
     }
@@ -253,6 +252,15 @@ public final class SlowCallsRule implements Rule {
      * driver's and the pool's statements); for the others the application method that made the
      * call, since the JDK's HttpClient is JDK code culprit does not weave by default.
      */
+    /**
+     * The command that shows the call live: a trace of its caller or client method over {@code costMs};
+     * for a reactive client's calls, whose methods return before the call runs, the live calls table.
+     */
+    private static String traceCommand(Table t, int row, double costMs) {
+        if (!Evidence.text(t, row, "reactiveClient").isEmpty()) return "calls";
+        return "trace " + traceTarget(t, row) + " '#cost > " + (long) costMs + "'";
+    }
+
     private static String traceTarget(Table t, int row) {
         String kind = t.text(row, "kind");
         String caller = Frames.classAndMethod(Evidence.text(t, row, "caller"));
