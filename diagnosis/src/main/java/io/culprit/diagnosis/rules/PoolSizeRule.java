@@ -69,7 +69,12 @@ public final class PoolSizeRule implements Rule {
                     .numbers(n.refs()).explanation(CpuBoundPool.EXPLANATION).fix(CpuBoundPool.FIX)
                     .confirm(ev.confirm("monitor " + DbPool.of(ev).acquire + " -c 5")).build();
         }
-        boolean undersized = util >= UNDERSIZED_UTILISATION && pending >= 1 && waitedThen;
+        // Without measured usage the request's p50 bounds it from above, and the statements' own time from below: a
+        // reactive service (R2DBC's pool lends a connection per statement) spends most of each request elsewhere.
+        double statementsBusy = measured ? Double.NaN : statementsBusy(ev);
+        boolean boundsOnly = Double.isFinite(statementsBusy) && statementsBusy / size < UNDERSIZED_UTILISATION;
+        boolean undersized = util >= UNDERSIZED_UTILISATION && pending >= 1 && waitedThen
+                && (!boundsOnly || pendingStats.map(PoolSizeRule::sustained).orElse(false));
         double waitShare = PoolStarvationRule.waitShare(ev);
         Severity sev = undersized && waitShare >= PoolStarvationRule.WAIT_SHARE_CRITICAL ? Severity.CRITICAL
                 : undersized ? Severity.WARN : Severity.INFO;
@@ -84,7 +89,9 @@ public final class PoolSizeRule implements Rule {
                         + (undersized && waitShare >= PoolStarvationRule.WAIT_SHARE_WARN ? "; requests spent "
                         + n.tag(Fmt.pct(waitShare), "series/pools#dbAcquireMsTotal") + " of their time getting a connection" : "")
                         + (virtual ? "; the container runs requests on virtual threads" : "")
-                        + (busy >= 0 ? LockContentionRule.connectionHolders(ev, busy, n) : "") + ".")
+                        + (busy >= 0 ? LockContentionRule.connectionHolders(ev, busy, n) : "")
+                        + (boundsOnly && !undersized ? "; its statements alone keep " + n.tag(Fmt.num(statementsBusy), "tables/calls")
+                        + " busy on average, and threads waited in fewer than half the windows: not shown undersized" : "") + ".")
                 .numbers(n.refs())
                 .explains("pool-starvation").explains("tail-latency").explains("request-errors")
                 .culprit("connection pool size")
@@ -104,6 +111,23 @@ public final class PoolSizeRule implements Rule {
                         + " or are shed before they hold a thread, a request and its memory each." : ""))
                 .confirm(ev.confirm("monitor " + DbPool.of(ev).acquire + " -c 5"))
                 .build();
+    }
+
+    /** Waiters in at least half the windows (the median window had one): a queue that lasts, not an instant's burst. */
+    private static boolean sustained(ColumnStats pending) {
+        return pending.median() >= 1;
+    }
+
+    /** Connections the requests' statements keep busy on average (their time over the run's); NaN without a calls table. */
+    static double statementsBusy(Evidence ev) {
+        Optional<io.culprit.model.Table> calls = ev.rows("calls");
+        double secs = ev.observedSeconds();
+        if (calls.isEmpty() || !(secs > 0)) return Double.NaN;
+        double ms = 0;
+        for (int i = 0; i < calls.get().rows().size(); i++) {
+            if ("sql".equals(calls.get().text(i, "kind")) && !SlowCallsRule.background(calls.get(), i)) ms += calls.get().number(i, "totalMs");
+        }
+        return ms / (secs * 1000);
     }
 
     /** SQL in {@code calls}, all of it from scheduled tasks (the agent's {@code background}). */

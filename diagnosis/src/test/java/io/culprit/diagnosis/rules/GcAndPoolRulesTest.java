@@ -11,6 +11,7 @@ import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Verdict;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,6 +19,33 @@ import org.junit.jupiter.api.io.TempDir;
 /** GC pressure, pool starvation, Little's Law, slow calls and row locks: severity and text. */
 class GcAndPoolRulesTest {
     @TempDir Path dir;
+
+    @Test
+    void requestsThatHoldOneConnectionAndWaitForAnotherDeadlockThePool() {
+        // 16 requests in flight, a pool of 10 all lent and 16 acquires waiting: 10 requests are counted twice.
+        var ev = CaseBuilder.in(dir, 20, 2)
+                .series("requests", 2000, "rps", flat(10, 1.6), "errors", flat(10, 3.2), "inFlight", flat(10, 16))
+                .series("pools", 2000, "dbActive", flat(10, 10), "dbPending", flat(10, 16), "dbTotal", flat(10, 10))
+                .tableWithMeta("calls", Map.of("requests", 32),
+                        row("kind", "sql", "target", "select id from p where c = ? order by id limit ?", "count", 30, "totalMs", 300000.0),
+                        row("kind", "sql", "target", "select sum(qty) from inv where product_id = ?", "count", 309, "totalMs", 250.0))
+                .evidence();
+        Finding f = new NestedAcquireRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).isEqualTo("10 connections lent and 16 acquires waiting with only 16 requests in flight (in 10 of 10"
+                + " windows): requests hold a connection while they wait for another, and once every connection is held so, none comes"
+                + " back (32 of 32 requests failed); the repeated statement is \"select sum(qty) from inv where product_id = ?\""
+                + " (9.7 per request).");
+        assertThat(f.explains()).contains("request-errors", "pool-starvation", "slow-calls");
+        // The same pool under the same load, each request taking one connection at a time: lent + waiting stay within the requests.
+        var fine = CaseBuilder.in(dir.resolve("fine"), 20, 2)
+                .series("requests", 2000, "rps", flat(10, 467), "inFlight", flat(10, 16))
+                .series("pools", 2000, "dbActive", flat(10, 10), "dbPending", flat(10, 5), "dbTotal", flat(10, 10))
+                .evidence();
+        Finding ok = new NestedAcquireRule().evaluate(fine);
+        assertThat(ok.severity()).isEqualTo(Severity.OK);
+        assertThat(ok.summary()).startsWith("connections lent and acquires waiting exceeded the requests in flight in 0 of 10 windows");
+    }
 
     @Test
     void gcPressureThatTracksTheTailIsCriticalWithItsNumbers() {
