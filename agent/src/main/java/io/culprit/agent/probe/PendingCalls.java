@@ -68,40 +68,36 @@ final class PendingCalls {
 
     /** The start of the call of {@code key}, forgetting it; {@link #NONE} when it was not noted (or already taken). */
     long take(Object key) {
-        if (key == null) return NONE;
-        int home = home(key);
-        for (int i = 0; i < PROBES; i++) {
-            int slot = (home + i) & mask;
-            if (keys.get(slot) != key) continue;
-            long start = starts.get(slot);
-            // Fails only if the slot was reclaimed as stale meanwhile: then the start read may be another call's.
-            if (keys.compareAndSet(slot, key, null)) return start;
-        }
-        return NONE;
+        int slot = slotOf(key);
+        if (slot < 0) return NONE;
+        long start = starts.get(slot);
+        // Fails only if the slot was reclaimed as stale meanwhile: then the start read may be another call's.
+        return keys.compareAndSet(slot, key, null) ? start : NONE;
     }
 
     /** The value the call of {@code key} carries, keeping the call; null when it was not noted. */
     Object value(Object key) {
-        if (key == null) return null;
-        int home = home(key);
-        for (int i = 0; i < PROBES; i++) {
-            int slot = (home + i) & mask;
-            if (keys.get(slot) == key) return values.get(slot);
-        }
-        return null;
+        int slot = slotOf(key);
+        return slot < 0 ? null : values.get(slot);
     }
 
     /** The value the call of {@code key} carries, forgetting the call; null when it was not noted (or already taken). */
     Object takeValue(Object key) {
-        if (key == null) return null;
+        int slot = slotOf(key);
+        if (slot < 0) return null;
+        Object value = values.get(slot);
+        return keys.compareAndSet(slot, key, null) ? value : null;
+    }
+
+    /** The slot that holds {@code key}'s call, or -1. */
+    private int slotOf(Object key) {
+        if (key == null) return -1;
         int home = home(key);
         for (int i = 0; i < PROBES; i++) {
             int slot = (home + i) & mask;
-            if (keys.get(slot) != key) continue;
-            Object value = values.get(slot);
-            if (keys.compareAndSet(slot, key, null)) return value;
+            if (keys.get(slot) == key) return slot;
         }
-        return null;
+        return -1;
     }
 
     private static int home(Object key) {
