@@ -21,11 +21,12 @@ import java.util.List;
  * <p>The text: an extended (parameterized) query's conversation ends on the driver's
  * {@code ExtendedFlowOperator}, which holds the SQL; a simple one's is the argument of
  * {@code SimpleQueryMessageFlow.exchange(Client, String)}, noted on the thread that assembles it
- * and taken by the next conversation made there. A query's time includes the wait for rows its
- * subscriber has not asked for yet, as a JDBC statement's does not; errors the server answers
- * with ({@code ErrorResponse}, then {@code ReadyForQuery}) complete the conversation and count as
- * successful calls. A cursored fetch in compatibility mode (a fetch size inside a transaction)
- * ends its conversation on a lambda, not the operator, and is not timed.
+ * and taken by the next conversation made there. A query the server answers with an
+ * {@code ErrorResponse} (then {@code ReadyForQuery}, which completes the conversation) counts as
+ * failed. The answer's arrival still waits for the subscriber when the client stops reading its
+ * socket (its buffer of 256 messages full): then, as in a cursored fetch, the query's time
+ * includes its reader's. A cursored fetch in compatibility mode (a fetch size inside a
+ * transaction) ends its conversation on a lambda, not the operator, and is not timed.
  */
 final class R2dbcPostgresHooks {
 
@@ -33,6 +34,9 @@ final class R2dbcPostgresHooks {
     static final String SIMPLE_QUERY = "io.r2dbc.postgresql.client.SimpleQueryMessageFlow";
     static final String MESSAGE_SUBSCRIBER = "io.r2dbc.postgresql.client.ReactorNettyClient$BackendMessageSubscriber";
     private static final String READY_FOR_QUERY = "io.r2dbc.postgresql.message.backend.ReadyForQuery";
+    private static final String ERROR_RESPONSE = "io.r2dbc.postgresql.message.backend.ErrorResponse";
+    /** Marks a query the server answered with an error; never thrown, so it needs no stack trace. */
+    private static final Throwable SERVER_ERROR = new Exception("ErrorResponse", null, false, false) { };
     private static final String BACKEND_MESSAGE = "Lio/r2dbc/postgresql/message/backend/BackendMessage;";
 
     private R2dbcPostgresHooks() { }
@@ -43,6 +47,8 @@ final class R2dbcPostgresHooks {
         final long start;
         /** When the server's ReadyForQuery arrived for it; 0 until then. */
         volatile long serverDone;
+        /** Whether the server answered it with an ErrorResponse. */
+        volatile boolean failed;
 
         Started(CallStats stats, long start) {
             this.stats = stats;
@@ -53,7 +59,8 @@ final class R2dbcPostgresHooks {
     static List<Hook> hooks(CallProbe calls) {
         PendingCalls pending = new PendingCalls();
         PerThread simpleSql = new PerThread(() -> new Object[1]);
-        Class<?>[] readyForQuery = new Class<?>[1];  // the driver's class, once a message of it was seen
+        // The driver's message classes, once a message of each was seen: {ReadyForQuery, ErrorResponse}.
+        Class<?>[] ends = new Class<?>[2];
         return List.of(
                 new Hook(SIMPLE_QUERY, "exchange", "(Lio/r2dbc/postgresql/client/Client;Ljava/lang/String;)", Hook.EXIT | Hook.ARG1) {
                     @Override
@@ -82,15 +89,15 @@ final class R2dbcPostgresHooks {
                     @Override
                     public long probeEnter(int id, Object self, Object message) {
                         if (message == null) return 0L;
-                        Class<?> c = message.getClass();
-                        if (c != readyForQuery[0]) {  // a row, most of the time: one compare
-                            if (readyForQuery[0] != null || !c.getName().equals(READY_FOR_QUERY)) return 0L;
-                            readyForQuery[0] = c;
-                        }
+                        int kind = kind(message.getClass(), ends);  // a row, most of the time: two compares
+                        if (kind < 0) return 0L;
                         Object queue = Reflect.cachedField(self, "conversations");
                         Object head = queue instanceof java.util.Queue ? ((java.util.Queue<?>) queue).peek() : null;
                         Object started = pending.value(head);
-                        if (started instanceof Started && ((Started) started).serverDone == 0) ((Started) started).serverDone = System.nanoTime();
+                        if (!(started instanceof Started)) return 0L;
+                        Started s = (Started) started;
+                        if (kind == 1) s.failed = true;
+                        else if (s.serverDone == 0) s.serverDone = System.nanoTime();
                         return 0L;
                     }
                 },
@@ -110,6 +117,23 @@ final class R2dbcPostgresHooks {
                 });
     }
 
+    /** 0: ReadyForQuery, 1: ErrorResponse, -1: any other message; learns each class from its first message. */
+    private static int kind(Class<?> c, Class<?>[] ends) {
+        if (c == ends[0]) return 0;
+        if (c == ends[1]) return 1;
+        if (ends[0] != null && ends[1] != null) return -1;
+        String name = c.getName();
+        if (ends[0] == null && name.equals(READY_FOR_QUERY)) {
+            ends[0] = c;
+            return 0;
+        }
+        if (ends[1] == null && name.equals(ERROR_RESPONSE)) {
+            ends[1] = c;
+            return 1;
+        }
+        return -1;
+    }
+
     private static void end(CallProbe calls, PendingCalls pending, Object conversation, Throwable error) {
         long end = System.nanoTime();
         Object started = pending.takeValue(conversation);
@@ -117,6 +141,6 @@ final class R2dbcPostgresHooks {
         Started s = (Started) started;
         long done = s.serverDone;
         // Recorded on the driver's event loop or the subscriber's thread, neither blocked by a non-blocking query.
-        calls.record(done != 0 ? done : end, s.stats, s.stats.target, s.start, error, false);
+        calls.record(done != 0 ? done : end, s.stats, s.stats.target, s.start, error != null ? error : s.failed ? SERVER_ERROR : null, false);
     }
 }

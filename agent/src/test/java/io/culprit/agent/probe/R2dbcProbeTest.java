@@ -23,7 +23,8 @@ import reactor.core.publisher.Mono;
  * 127.0.0.1:5432: parameterized (extended protocol) and plain (simple protocol) queries are
  * counted by their normalized text, and a query the server holds for 150 ms is timed from
  * subscription to the server's last message, off the event loop's account, and alerted; a query
- * whose rows are read slowly is timed to the server's answer, not to its subscriber's last read. The driver is
+ * whose rows are read slowly is timed to the server's answer, not to its subscriber's last read;
+ * one the server refuses counts as failed. The driver is
  * used once before the probes start (only loaded classes are woven).
  */
 class R2dbcProbeTest {
@@ -62,6 +63,12 @@ class R2dbcProbeTest {
                     .concatMap(row -> Mono.delay(Duration.ofMillis(5)), 1)
                     .blockLast(Duration.ofSeconds(20));
             long consumedMs = (System.nanoTime() - c0) / 1_000_000;
+            String missing = "SELECT culprit_no_such_column FROM pg_class WHERE oid = $1";
+            try {
+                query(connection, missing, s -> s.bind("$1", 1));
+            } catch (RuntimeException expected) {
+                // the server's ErrorResponse, as the driver raises it
+            }
             long t0 = System.nanoTime();
             query(connection, sleep, s -> s);
             long sleptMs = (System.nanoTime() - t0) / 1_000_000;
@@ -69,7 +76,8 @@ class R2dbcProbeTest {
             Map<String, Object> boundRow = CallRows.waitForRow(p, "sql", SqlText.normalize(bound), 12);
             assertThat(boundRow).containsEntry("count", 12L).containsEntry("database", "PostgreSQL").containsEntry("reactiveClient", "r2dbc-postgresql")
                     .containsEntry("eventLoopMs", 0.0);
-            assertThat(CallRows.waitForRow(p, "sql", SqlText.normalize(plain), 7)).containsEntry("count", 7L);
+            assertThat(CallRows.waitForRow(p, "sql", SqlText.normalize(plain), 7)).containsEntry("count", 7L).containsEntry("errors", 0L);
+            assertThat(CallRows.waitForRow(p, "sql", SqlText.normalize(missing), 1)).containsEntry("errors", 1L);
             Map<String, Object> slept = CallRows.waitForRow(p, "sql", SqlText.normalize(sleep), 1);
             assertThat((Double) slept.get("maxMs")).isBetween(140.0, sleptMs + 1.0);
             assertThat(slept).containsEntry("slowCount", 1L);
