@@ -36,6 +36,7 @@ final class LettuceHooks {
                     boolean held = calls.holdsConnection();
                     String name = name(arg0);
                     CallStats stats = calls.stats("redis", name);
+                    if (stats.reactiveClient == null) stats.reactiveClient = "lettuce";
                     onComplete(arg0, (reply, failure) -> calls.record(System.nanoTime(), stats, name, start, failure, held));
                 }
                 return start;

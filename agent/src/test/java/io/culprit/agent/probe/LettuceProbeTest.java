@@ -52,7 +52,7 @@ class LettuceProbeTest {
             long blockedMs = (System.nanoTime() - t0) / 1_000_000;
 
             assertThat(CallRows.waitForRow(p, "redis", "SET", 20)).containsEntry("count", 20L);
-            assertThat(CallRows.waitForRow(p, "redis", "EXISTS", 4)).containsEntry("count", 4L);
+            assertThat(CallRows.waitForRow(p, "redis", "EXISTS", 4)).containsEntry("count", 4L).containsEntry("reactiveClient", "lettuce");
             Map<String, Object> brpop = CallRows.waitForRow(p, "redis", "BRPOP", 1);
             assertThat((Double) brpop.get("maxMs")).isBetween(140.0, reactiveBlockedMs + 1.0);
             assertThat(CallRows.waitForRow(p, "redis", "GET", 31)).containsEntry("count", 31L).containsEntry("errors", 0L)

@@ -95,7 +95,8 @@ public final class ChattyCallsRule implements Rule {
                 .fix(lazy != null ? "The association to " + lazy[0] + " is LAZY and read for every item: fetch it with the query"
                         + " that loads the list (JOIN FETCH, @EntityGraph), or batch the loads (@BatchSize on the association,"
                         + " hibernate.default_batch_fetch_size), or select only the columns the response needs (a DTO projection)."
-                        : nested ? MYBATIS_NESTED_FIX : orm != null ? orm.fix : fix(kind, target) + slowEach(ev, kind, target, meanMs))
+                        : nested ? MYBATIS_NESTED_FIX : orm != null ? orm.fix : fix(kind, target) + slowEach(ev, kind, target, meanMs)
+                        + resubscribed(ev, kind))
                 .confirm(ev.confirm(confirm(located ? (path.isEmpty() ? caller : path) : null)));
         // Each lazy load also builds its entity: the ORM's CPU is this loop's.
         if (lazy != null || orm != null) b.explains("orm-cpu");
@@ -193,6 +194,20 @@ public final class ChattyCallsRule implements Rule {
                     : "Fetch the keys in one round trip: MGET / HMGET, or a pipeline.";
             default: return "Call the dependency once for the whole list (a bulk endpoint), in parallel, or cache the answers.";
         }
+    }
+
+    /**
+     * In a Reactor pipeline the loop may be no loop in the code: a Mono that makes the call runs it
+     * again at every subscription, and one referenced per item (inside concatMap or flatMap, or
+     * zipped in again) is subscribed per item. A blind WebFlux service (session 41) made its FX
+     * call 21 times per quote this way, for a value that one call gave.
+     */
+    private static String resubscribed(Evidence ev, String kind) {
+        if (!"http".equals(kind) && !"redis".equals(kind) && !"sql".equals(kind)) return "";
+        if (!(ev.cpuShare(f -> f.startsWith("reactor.core.publisher.")) > 0)) return "";
+        return " In a Reactor pipeline, a Mono that makes the call runs it again at every subscription: one used per item"
+                + " (inside concatMap or flatMap, or zipped in more than once) must be cached (.cache()) or resolved once and"
+                + " its value passed on.";
     }
 
     /** A trace of the code around the loop (the call site's caller), which counts the calls per invocation. */
