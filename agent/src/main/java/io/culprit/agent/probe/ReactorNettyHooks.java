@@ -28,17 +28,6 @@ final class ReactorNettyHooks {
 
     private ReactorNettyHooks() { }
 
-    /** A request's start and route, from its operations' construction to their terminate. */
-    private static final class Started {
-        final long start;
-        final RouteStats route;
-
-        Started(long start, RouteStats route) {
-            this.start = start;
-            this.route = route;
-        }
-    }
-
     static List<Hook> hooks(RequestProbe requests) {
         PendingCalls pending = new PendingCalls(IN_FLIGHT_TIMED);
         ConcurrentHashMap<String, String> routes = new ConcurrentHashMap<>();
@@ -58,17 +47,19 @@ final class ReactorNettyHooks {
                             p = SqlText.normalizeUrl(raw.toString());
                             if (routes.size() < PATHS_KEPT) routes.putIfAbsent(raw.toString(), p);
                         }
-                        if (pending.put(self, now, new Started(now, requests.route(m, p)))) requests.asyncStarted();
+                        // The route rides in the table beside the start: nothing allocated per request.
+                        if (pending.put(self, now, requests.route(m, p))) requests.asyncStarted();
                     }
                 },
                 new Hook(CHANNEL_OPERATIONS, "terminate", "()", Hook.ENTER | Hook.SELF) {
                     @Override
                     public long probeEnter(int id, Object self, Object arg0) {
                         long end = System.nanoTime();
-                        Object started = pending.takeValue(self);  // any other operations (a client's): not a request
-                        if (!(started instanceof Started)) return 0L;
-                        Started s = (Started) started;
-                        requests.asyncEnded(s.start, end, s.route, code.number(status.call(self)) >= 500);
+                        Object route = pending.value(self);  // any other operations (a client's): not a request
+                        if (!(route instanceof RouteStats)) return 0L;
+                        long start = pending.take(self);
+                        if (start == PendingCalls.NONE) return 0L;
+                        requests.asyncEnded(start, end, (RouteStats) route, code.number(status.call(self)) >= 500);
                         return 0L;
                     }
                 });
