@@ -237,7 +237,17 @@ final class CallProbe {
      * with {@code join()} on a loop is not told apart here.
      */
     void record(long endNs, CallStats stats, String text, long startNs, Throwable thrown, boolean held) {
-        record((long[]) rings.get(), endNs, stats, text, startNs, thrown, held ? HELD : 0);
+        record(endNs, stats, text, startNs, thrown, held, false);
+    }
+
+    /** As above, for a call whose caller waited for it on an event loop's thread ({@link #onEventLoop}, asked there). */
+    void record(long endNs, CallStats stats, String text, long startNs, Throwable thrown, boolean held, boolean blockedLoop) {
+        record((long[]) rings.get(), endNs, stats, text, startNs, thrown, (held ? HELD : 0) | (blockedLoop ? EVENT_LOOP : 0));
+    }
+
+    /** Whether this thread is an event loop's (decided once per thread, by its name). */
+    boolean onEventLoop() {
+        return (((long[]) rings.get())[EventLog.USER] & EVENT_LOOP) != 0;
     }
 
     /**

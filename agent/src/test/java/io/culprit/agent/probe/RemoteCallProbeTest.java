@@ -81,6 +81,25 @@ class RemoteCallProbeTest {
             // skipped), not the client's completion thread's, where nothing is the application's.
             assertThat((String) s.get("caller")).isNotEqualTo("(unknown)").startsWith("org.junit.");
             assertThat(CallRows.waitForRow(p, "http", "GET " + base + "/broken", 1)).containsEntry("errors", 1L);
+            assertThat(s).as("no loop waited").containsEntry("eventLoopMs", 0.0);
+
+            // On an event loop's thread the synchronous send waits there, blocking the loop; sendAsync does not.
+            HttpRequest onLoop = HttpRequest.newBuilder(URI.create(base + "/slow?on=loop")).build();
+            HttpRequest async = HttpRequest.newBuilder(URI.create(base + "/broken?on=loop")).build();
+            Thread loop = new Thread(() -> {
+                try {
+                    client.send(onLoop, HttpResponse.BodyHandlers.discarding());
+                    client.sendAsync(async, HttpResponse.BodyHandlers.discarding());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "reactor-tcp-epoll-1");
+            loop.start();
+            loop.join();
+            Map<String, Object> blocked = CallRows.waitForRow(p, "http", "GET " + base + "/slow", 3);
+            assertThat((Double) blocked.get("eventLoopMs")).as("the send made on the loop").isGreaterThanOrEqualTo(80.0)
+                    .isLessThan((Double) blocked.get("totalMs"));
+            assertThat(CallRows.waitForRow(p, "http", "GET " + base + "/broken", 2)).as("sendAsync on the loop").containsEntry("eventLoopMs", 0.0);
         }
     }
 

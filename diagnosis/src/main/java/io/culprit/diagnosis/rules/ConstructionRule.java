@@ -38,7 +38,10 @@ public final class ConstructionRule implements Rule {
     static final List<String> JACKSON_CACHE_MISSES = List.of("com.fasterxml.jackson.databind.ser.BasicSerializerFactory.",
             "com.fasterxml.jackson.databind.ser.BeanSerializerFactory.", "com.fasterxml.jackson.databind.ser.SerializerCache.",
             "com.fasterxml.jackson.databind.deser.BasicDeserializerFactory.", "com.fasterxml.jackson.databind.deser.BeanDeserializerFactory.",
-            "com.fasterxml.jackson.databind.deser.DeserializerCache.");
+            "com.fasterxml.jackson.databind.deser.DeserializerCache.",
+            // A new mapper's module discovery (a service-loader scan of the class path) is set-up of the same kind.
+            "com.fasterxml.jackson.databind.ObjectMapper.findModules", "com.fasterxml.jackson.databind.ObjectMapper.findAndRegisterModules",
+            "com.fasterxml.jackson.databind.ObjectMapper.registerModule");
 
     @Override public String id() { return "repeated-construction"; }
     @Override public String title() { return "Expensive objects rebuilt on every request"; }
@@ -78,6 +81,7 @@ public final class ConstructionRule implements Rule {
         Finding.Builder b = describe(ev, type, caller, Double.isFinite(cold) ? Math.max(cold, Double.isFinite(cost) ? cost : 0) : cost)
                 .evidence(row);
         if (Double.isFinite(cold) && (engine.isEmpty() || engine.get().serializes)) b.explains("serialization-cpu");
+        if (Double.isFinite(cold) && lookupsUnder(ev, type)) b.explains("hot-path-classloading");
         if (Double.isFinite(cold) && hotMethodUnder(ev, caller)) b.explains("cpu-hotspot");
         if (engine.isPresent()) {
             String who = engine.get().library.equals(simpleName(type)) ? simpleName(type) : engine.get().library + "'s " + simpleName(type);
@@ -284,6 +288,22 @@ public final class ConstructionRule implements Rule {
             }
             return false;
         }).samples();
+    }
+
+    /**
+     * Whether most of the profile's class, resource and service lookups run inside the built type's
+     * own methods (a mapper's module discovery, an engine's set-up): then they are this
+     * construction's, not a class-loading fault of their own. A blind service (session 41) built a
+     * mapper per row and called findAndRegisterModules on each: 56 % of its CPU in lookups read as
+     * the root cause, the construction as a WARN below it.
+     */
+    private static boolean lookupsUnder(Evidence ev, String type) {
+        Optional<CpuProfile> profile = ev.cpuProfileIfAny();
+        if (profile.isEmpty()) return false;
+        CpuProfile lookups = profile.get().only(st -> java.util.Arrays.stream(st).anyMatch(Frames::isLookup));
+        if (lookups.samples() == 0) return false;
+        String own = type + ".";
+        return lookups.only(st -> java.util.Arrays.stream(st).anyMatch(f -> f.startsWith(own))).samples() >= lookups.samples() / 2.0;
     }
 
     private static String simpleName(String type) {

@@ -253,6 +253,33 @@ class RequestPathRulesTest {
     }
 
     @Test
+    void callsToTargetsOfOneShapeWhoseTimesAddUpToTheRequestsRanInTurn() {
+        String[] carriers = {"BRT", "FDX", "UPZ", "DHX", "INP"};
+        for (double each : new double[] {0.19, 0.85}) {
+            java.util.List<java.util.Map<String, Object>> rows = new java.util.ArrayList<>();
+            for (String c : carriers) {
+                rows.add(row("kind", "http", "target", "POST http://127.0.0.1:8105/carriers/" + c + "/quote", "count", 1000,
+                        "totalMs", 30_000.0, "perRequest", 1.0, "shareOfRequestTime", each));
+            }
+            rows.add(row("kind", "sql", "target", "select 1", "count", 1000, "totalMs", 2_000.0, "perRequest", 1.0, "shareOfRequestTime", 0.01));
+            @SuppressWarnings("unchecked")
+            var ev = CaseBuilder.in(dir.resolve("s" + each), 10, 2).table("calls", rows.toArray(new java.util.Map[0])).evidence();
+            Finding f = new SequentialCallsRule().evaluate(ev);
+            if (each < 0.5) {
+                assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+                assertThat(f.culprit()).isEqualTo("POST http://127.0.0.1:8105/carriers/{*}/quote");
+                assertThat(f.summary()).isEqualTo("requests call 5 targets of \"POST http://127.0.0.1:8105/carriers/{*}/quote\" once each"
+                        + " (30 ms a call), and their times add up to 95 % of request time: the calls run one after another, and the"
+                        + " request waits for their sum, not for the slowest.");
+                assertThat(f.fix()).contains("flatMap with a concurrency (not concatMap)");
+            } else {
+                assertThat(f.severity()).as("concurrent calls overlap: 425 %% together").isEqualTo(Severity.OK);
+                assertThat(f.summary()).endsWith("they already run concurrently.");
+            }
+        }
+    }
+
+    @Test
     void prototypeBeansPerRequestAreCriticalAndRequestScopeIsNot() {
         Finding f = new PrototypeBeansRule().evaluate(Fixtures.evidence("row-lock-prototype-beans"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
