@@ -65,7 +65,10 @@ final class JdkHttpHooks {
         });
     }
 
-    /** Marks a 5xx answer as a failed call; never thrown, so it needs no stack trace. */
+    /**
+     * Marks a call its dependency's server answered with an error (an HTTP 5xx, a database's
+     * ErrorResponse) as failed; never thrown, so it needs no stack trace.
+     */
     static final class ServerError extends Exception {
         static final ServerError INSTANCE = new ServerError();
 

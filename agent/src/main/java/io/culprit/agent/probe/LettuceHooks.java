@@ -65,24 +65,15 @@ final class LettuceHooks {
         return type == null ? "(command)" : type.toString();
     }
 
-    /** Command class → its public {@code onComplete(BiConsumer)}, or {@link #NONE}. Not a ClassValue: see {@link Reflect}. */
+    /** Command class → its public {@code onComplete(BiConsumer)}, or {@link Reflect#MISSING}. Not a ClassValue: see {@link Reflect}. */
     private static final ConcurrentHashMap<Class<?>, Method> ON_COMPLETE = new ConcurrentHashMap<>();
-    private static final Method NONE;
-
-    static {
-        try {
-            NONE = Object.class.getMethod("hashCode");
-        } catch (NoSuchMethodException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /** Registers {@code callback} on a reactive command's completion; false when the command cannot take one. */
     private static boolean onComplete(Object command, BiConsumer<Object, Throwable> callback) {
         if (command == null) return false;
         Method m = ON_COMPLETE.get(command.getClass());
         if (m == null) m = ON_COMPLETE.computeIfAbsent(command.getClass(), LettuceHooks::findOnComplete);
-        if (m == NONE) return false;
+        if (m == Reflect.MISSING) return false;
         try {
             m.invoke(command, callback);
             return true;
@@ -97,7 +88,7 @@ final class LettuceHooks {
             m.setAccessible(true);  // a public method of a non-public class (RedisPublisher$SubscriptionCommand)
             return m;
         } catch (NoSuchMethodException | RuntimeException e) {
-            return NONE;
+            return Reflect.MISSING;
         }
     }
 }

@@ -47,7 +47,7 @@ final class PendingCalls {
         return put(key, startNs, null);
     }
 
-    /** As above, with a value {@link #takeValue} hands back. */
+    /** As above, with a value {@link #value} reads until the call is taken. */
     boolean put(Object key, long startNs, Object value) {
         if (key == null) return false;
         int home = home(key);
@@ -79,14 +79,6 @@ final class PendingCalls {
     Object value(Object key) {
         int slot = slotOf(key);
         return slot < 0 ? null : values.get(slot);
-    }
-
-    /** The value the call of {@code key} carries, forgetting the call; null when it was not noted (or already taken). */
-    Object takeValue(Object key) {
-        int slot = slotOf(key);
-        if (slot < 0) return null;
-        Object value = values.get(slot);
-        return keys.compareAndSet(slot, key, null) ? value : null;
     }
 
     /** The slot that holds {@code key}'s call, or -1. */

@@ -35,24 +35,20 @@ final class R2dbcPostgresHooks {
     static final String MESSAGE_SUBSCRIBER = "io.r2dbc.postgresql.client.ReactorNettyClient$BackendMessageSubscriber";
     private static final String READY_FOR_QUERY = "io.r2dbc.postgresql.message.backend.ReadyForQuery";
     private static final String ERROR_RESPONSE = "io.r2dbc.postgresql.message.backend.ErrorResponse";
-    /** Marks a query the server answered with an error; never thrown, so it needs no stack trace. */
-    private static final Throwable SERVER_ERROR = new Exception("ErrorResponse", null, false, false) { };
     private static final String BACKEND_MESSAGE = "Lio/r2dbc/postgresql/message/backend/BackendMessage;";
 
     private R2dbcPostgresHooks() { }
 
-    /** A conversation's stats and start, from its construction to its end. */
+    /** What a conversation's end needs beside its start (which the pending table keeps). */
     private static final class Started {
         final CallStats stats;
-        final long start;
         /** When the server's ReadyForQuery arrived for it; 0 until then. */
         volatile long serverDone;
         /** Whether the server answered it with an ErrorResponse. */
         volatile boolean failed;
 
-        Started(CallStats stats, long start) {
+        Started(CallStats stats) {
             this.stats = stats;
-            this.start = start;
         }
     }
 
@@ -82,7 +78,7 @@ final class R2dbcPostgresHooks {
                         CallStats stats = calls.stats("sql", SqlText.normalizeCached((String) sql));
                         if (stats.database == null) stats.database = "PostgreSQL";
                         if (stats.reactiveClient == null) stats.reactiveClient = "r2dbc-postgresql";
-                        pending.put(self, now, new Started(stats, now));
+                        pending.put(self, now, new Started(stats));
                     }
                 },
                 new Hook(MESSAGE_SUBSCRIBER, "onNext", "(" + BACKEND_MESSAGE + ")", Hook.ENTER | Hook.SELF | Hook.ARG0) {
@@ -136,11 +132,14 @@ final class R2dbcPostgresHooks {
 
     private static void end(CallProbe calls, PendingCalls pending, Object conversation, Throwable error) {
         long end = System.nanoTime();
-        Object started = pending.takeValue(conversation);
+        Object started = pending.value(conversation);
         if (!(started instanceof Started)) return;
+        long start = pending.take(conversation);
+        if (start == PendingCalls.NONE) return;
         Started s = (Started) started;
         long done = s.serverDone;
+        Throwable failure = error != null ? error : s.failed ? JdkHttpHooks.ServerError.INSTANCE : null;
         // Recorded on the driver's event loop or the subscriber's thread, neither blocked by a non-blocking query.
-        calls.record(done != 0 ? done : end, s.stats, s.stats.target, s.start, error != null ? error : s.failed ? SERVER_ERROR : null, false);
+        calls.record(done != 0 ? done : end, s.stats, s.stats.target, start, failure, false);
     }
 }

@@ -15,7 +15,8 @@ final class Reflect {
      * hot path. Not a ClassValue: that would tie the agent's loader to application classes after detach.
      */
     private static final ConcurrentHashMap<Class<?>, ConcurrentHashMap<String, Method>[]> CACHE = new ConcurrentHashMap<>();
-    private static final Method MISSING;
+    /** A lookup that found nothing; a sentinel, as a concurrent map holds no null. */
+    static final Method MISSING;
     private static final Object[] NO_ARGS = {};
     /** One-element argument arrays per argument, so a call does not allocate its varargs array. */
     private static final ConcurrentHashMap<String, Object[]> ARGS = new ConcurrentHashMap<>();
@@ -53,18 +54,12 @@ final class Reflect {
      */
     static Object field(Object target, String name) {
         if (target == null) return null;
-        for (Class<?> c = target.getClass(); c != null; c = c.getSuperclass()) {
-            try {
-                java.lang.reflect.Field f = c.getDeclaredField(name);
-                f.setAccessible(true);
-                return f.get(target);
-            } catch (NoSuchFieldException e) {
-                // on to the superclass
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                return null;
-            }
+        java.lang.reflect.Field f = openField(target.getClass(), name);
+        try {
+            return f == NO_FIELD ? null : f.get(target);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
         }
-        return null;
     }
 
     /** Class → its declared (or inherited) fields by name, opened once; {@link #NO_FIELD} where absent. */

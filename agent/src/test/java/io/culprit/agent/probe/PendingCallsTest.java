@@ -25,9 +25,10 @@ class PendingCallsTest {
         Object a = new Object(), b = new Object();
         assertThat(pending.put(a, 100, "stats of a")).isTrue();
         assertThat(pending.put(b, 200, "stats of b")).isTrue();
-        assertThat(pending.takeValue(b)).isEqualTo("stats of b");
-        assertThat(pending.takeValue(b)).as("taken already").isNull();
-        assertThat(pending.takeValue(a)).isEqualTo("stats of a");
+        assertThat(pending.value(b)).isEqualTo("stats of b");
+        assertThat(pending.take(b)).isEqualTo(200);
+        assertThat(pending.value(b)).as("taken already").isNull();
+        assertThat(pending.value(a)).isEqualTo("stats of a");
     }
 
     @Test

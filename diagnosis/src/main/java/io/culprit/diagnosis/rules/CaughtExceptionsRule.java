@@ -74,8 +74,11 @@ public final class CaughtExceptionsRule implements Rule {
         }
         Finding.Builder b = finding(Severity.OK).evidence("tables/exceptions");
         Numbers n = new Numbers();
-        double leakShare = ev.hasCpuProfile() ? ev.cpuShare(f -> f.startsWith(NETTY_LEAK_DETECTOR)) : Double.NaN;
-        if (leakShare >= MIN_COST_SHARE && (top < 0 || leakShare > ev.cpuShare(f -> f.contains("Throwable.fillInStackTrace")) - leakShare)) {
+        // Measured where the case has a cpu profile (stack filling on the stack), else estimated per throw below.
+        boolean profiled = ev.hasCpuProfile();
+        double filling = profiled ? ev.cpuShare(f -> f.contains("Throwable.fillInStackTrace")) : Double.NaN;
+        double leakShare = profiled ? ev.cpuShare(f -> f.startsWith(NETTY_LEAK_DETECTOR)) : Double.NaN;
+        if (leakShare >= MIN_COST_SHARE && (top < 0 || leakShare > filling - leakShare)) {
             return leakDetector(ev, leakShare);
         }
         if (top < 0) {
@@ -84,10 +87,7 @@ public final class CaughtExceptionsRule implements Rule {
         }
         boolean perReq = ev.requestCount() > 0 || Double.isFinite(t.number(top, "perRequest"));
         double cpus = ev.cpus() > 0 ? ev.cpus() : 1;
-        // Measured where the case has a cpu profile (stack filling on the stack), else estimated per throw.
-        boolean profiled = ev.hasCpuProfile();
-        double cpuShare = profiled ? ev.cpuShare(f -> f.contains("Throwable.fillInStackTrace"))
-                : perSecond * COST_PER_THROW_US / 1e6 / cpus;
+        double cpuShare = profiled ? filling : perSecond * COST_PER_THROW_US / 1e6 / cpus;
         // Many per request are a problem when they cost; a profile that shows next to no stack filling says they do not:
         // Spring's reactive transaction lookup throws a stackless NoTransactionInContextException twice per statement.
         boolean cheap = profiled && cpuShare < MIN_COST_SHARE;
@@ -139,7 +139,7 @@ public final class CaughtExceptionsRule implements Rule {
 
     private Finding leakDetector(Evidence ev, double share) {
         Numbers n = new Numbers();
-        return finding(share >= 0.25 ? Severity.CRITICAL : Severity.WARN).score(share)
+        return finding(share >= ConstructionRule.COST_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share)
                 .culprit(NETTY_LEAK_DETECTOR).evidence(ev.cpuRef())
                 .summary(n.tag(Fmt.pct(share), ev.cpuRef()) + " of CPU samples in Netty's leak detector, which fills a stack trace for"
                         + " each buffer it tracks (ResourceLeakDetector$TraceRecord, made, never thrown): it runs at a level above"
