@@ -27,7 +27,9 @@ public final class ClientLibraries {
         "com.github.pagehelper.", "com.baomidou.mybatisplus.", "tk.mybatis.",
         "jakarta.persistence.", "org.jdbi.", "com.querydsl.", "io.ebean.", "com.p6spy.", "net.ttddyy.", "io.micrometer.", "io.opentelemetry.",
         // R2DBC: its SPI, pool and drivers (PostgreSQL's and H2's under io.r2dbc., MariaDB's under org.mariadb.), MySQL's
-        "io.r2dbc.", "io.asyncer.r2dbc.", "dev.miku.r2dbc."
+        "io.r2dbc.", "io.asyncer.r2dbc.", "dev.miku.r2dbc.",
+        // the Vert.x SQL client and its drivers (Quarkus' reactive datasources)
+        "io.vertx.sqlclient.", "io.vertx.pgclient.", "io.vertx.mysqlclient.", "io.vertx.mssqlclient.", "io.vertx.db2client.", "io.vertx.oracleclient."
     };
     /** The JDBC methods culprit's SQL probe times, in every driver's statements (see {@link #isProbed}). */
     private static final Set<String> JDBC_EXECUTE = Set.of("execute", "executeQuery", "executeUpdate",
@@ -51,7 +53,7 @@ public final class ClientLibraries {
         // only up to the response head: the body the caller reads afterwards is no call's time
         "sun.net.www.protocol.http.HttpURLConnection.getInputStream0", "org.apache.hc.client5.", "okhttp3.",
         "redis.clients.jedis.", "io.lettuce.", "org.springframework.http.client.",
-        "org.springframework.web.reactive.function.client.", "io.r2dbc.postgresql."
+        "org.springframework.web.reactive.function.client.", "io.r2dbc.postgresql.", "io.vertx.sqlclient."
     };
 
     /**

@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Dependency calls a request waits on. SQL is timed at the drivers' and pools' statements (see
- * {@link #JDBC_STATEMENT}), and reactive SQL at R2DBC PostgreSQL's conversations ({@link R2dbcPostgresHooks}); a prepared statement's text is remembered when a connection prepares
+ * {@link #JDBC_STATEMENT}), and reactive SQL at R2DBC PostgreSQL's conversations ({@link R2dbcPostgresHooks}) and the Vert.x SQL client's commands ({@link VertxSqlHooks}); a prepared statement's text is remembered when a connection prepares
  * it (statements do not all keep it), in a small per-thread memory: see {@link Prepared}.
  * Outbound HTTP is timed at Spring's {@code AbstractClientHttpRequest.execute()} (RestTemplate
  * and RestClient), at WebClient's exchange ({@link WebClientHooks}), the JDK's HttpClient
@@ -126,6 +126,7 @@ final class CallProbe {
         h.addAll(RedisHooks.hooks(this));
         h.addAll(LettuceHooks.hooks(this));
         h.addAll(R2dbcPostgresHooks.hooks(this));
+        h.addAll(new VertxSqlHooks(this).hooks());
         return h;
     }
 

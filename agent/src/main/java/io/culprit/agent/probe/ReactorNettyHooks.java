@@ -1,7 +1,6 @@
 package io.culprit.agent.probe;
 
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Requests of Reactor Netty's HTTP server (Spring WebFlux's default), which has no request call
@@ -13,8 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * route carried between them in a {@link PendingCalls} table keyed by the operations object, and
  * counted in flight meanwhile. A 5xx status, read at the end, marks it failed.
  *
- * <p>The route is the request's path with numeric segments folded ({@link SqlText#normalizeUrl}),
- * not WebFlux's matched pattern: the pattern is set on Spring's exchange, which the server's
+ * <p>The route is the request's path with numeric segments folded ({@link PathRoutes}), not
+ * WebFlux's matched pattern: the pattern is set on Spring's exchange, which the server's
  * operations object does not reach. No handler time is known, so none is split off.
  */
 final class ReactorNettyHooks {
@@ -22,15 +21,13 @@ final class ReactorNettyHooks {
     static final String SERVER_OPERATIONS = "reactor.netty.http.server.HttpServerOperations";
     static final String CHANNEL_OPERATIONS = "reactor.netty.channel.ChannelOperations";
     /** Requests that may be in flight at once and still be timed: a reactive server holds thousands. */
-    private static final int IN_FLIGHT_TIMED = 16_384;
-    /** Raw paths whose normalized route is kept, so a request costs a lookup, not a regex. */
-    private static final int PATHS_KEPT = 4_096;
+    static final int IN_FLIGHT_TIMED = 16_384;
 
     private ReactorNettyHooks() { }
 
     static List<Hook> hooks(RequestProbe requests) {
         PendingCalls pending = new PendingCalls(IN_FLIGHT_TIMED);
-        ConcurrentHashMap<String, String> routes = new ConcurrentHashMap<>();
+        PathRoutes routes = new PathRoutes(requests);
         Getter httpMethod = new Getter("method");
         Getter path = new Getter("fullPath");
         Getter status = new Getter("status");
@@ -40,15 +37,8 @@ final class ReactorNettyHooks {
                     @Override
                     public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                         long now = System.nanoTime();
-                        Object m = httpMethod.call(self);
-                        Object raw = path.call(self);
-                        String p = raw == null ? null : routes.get(raw);
-                        if (p == null && raw != null) {
-                            p = SqlText.normalizeUrl(raw.toString());
-                            if (routes.size() < PATHS_KEPT) routes.putIfAbsent(raw.toString(), p);
-                        }
                         // The route rides in the table beside the start: nothing allocated per request.
-                        if (pending.put(self, now, requests.route(m, p))) requests.asyncStarted();
+                        if (pending.put(self, now, routes.route(httpMethod.call(self), path.call(self)))) requests.asyncStarted();
                     }
                 },
                 new Hook(CHANNEL_OPERATIONS, "terminate", "()", Hook.ENTER | Hook.SELF) {

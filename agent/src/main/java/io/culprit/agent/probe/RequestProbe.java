@@ -18,7 +18,9 @@ import org.HdrHistogram.Histogram;
  * synchronous request, so the handler's time and route travel to the container's exit in
  * per-thread state ({@link PerThread}). The difference is what filters and the container add.
  * A finished request goes into its thread's own log ({@link EventLog}); the window, the routes
- * and the idle-gap buckets are folded from those logs when they are read.
+ * and the idle-gap buckets are folded from those logs when they are read. Event-loop servers,
+ * whose requests end on another call than they start ({@link ReactorNettyHooks}, {@link VertxHooks}),
+ * count in flight apart ({@link #asyncStarted}) and have no handler time.
  */
 final class RequestProbe {
 
@@ -28,7 +30,7 @@ final class RequestProbe {
     static final long[] GAP_BUCKETS_MS = {0, 100, 1_000, 10_000, 60_000};
     /** The classes whose container hooks count requests: one of them woven means requests are observed. */
     static final List<String> CONTAINERS = List.of(COYOTE_ADAPTER, JettyHooks.SERVER, UndertowHooks.CONNECTORS,
-            ReactorNettyHooks.SERVER_OPERATIONS);
+            ReactorNettyHooks.SERVER_OPERATIONS, VertxHooks.REQUEST, VertxHooks.REQUEST_51);
     /** Container calls nested on one thread (Undertow runs a dispatch in place): more is a runaway, not a request. */
     private static final int MAX_DEPTH = 62;
 
@@ -122,6 +124,7 @@ final class RequestProbe {
         h.addAll(new JettyHooks(this).hooks());
         h.addAll(UndertowHooks.hooks(this));
         h.addAll(ReactorNettyHooks.hooks(this));
+        h.addAll(new VertxHooks(this).hooks());
         return h;
     }
 
