@@ -132,6 +132,11 @@ public final class Evidence {
     }
 
     /** The ref a {@link #cpuShare} figure comes from: the cpu profile when the case has one, else the hotspots table. */
+    /** Where a requests' figure comes from: its column of their series, or the load's windows when it was not recorded. */
+    public String requestsRef(String column) {
+        return caseFile.series("requests").isPresent() && has("requests", column) ? "series/requests#" + column : "load.json";
+    }
+
     public String cpuRef() {
         return hasCpuProfile() ? "profiles/cpu.collapsed" : "tables/cpu-hotspots";
     }

@@ -38,7 +38,7 @@ public final class ClientLibraries {
     private static final String[] REMOTE = {
         "redis.clients.", "io.lettuce.", "org.redisson.", "okhttp3.", "okio.", "org.apache.hc.", "org.apache.http.",
         "io.netty.", "reactor.", "kotlin.", "kotlinx.", "feign.", "retrofit2.", "io.github.resilience4j.",
-        "com.netflix.hystrix.", "org.eclipse.jetty.client."
+        "com.netflix.hystrix.", "org.eclipse.jetty.client.", "io.vertx.redis."
     };
 
     /**
@@ -53,7 +53,7 @@ public final class ClientLibraries {
         // only up to the response head: the body the caller reads afterwards is no call's time
         "sun.net.www.protocol.http.HttpURLConnection.getInputStream0", "org.apache.hc.client5.", "okhttp3.",
         "redis.clients.jedis.", "io.lettuce.", "org.springframework.http.client.",
-        "org.springframework.web.reactive.function.client.", "io.r2dbc.postgresql.", "io.vertx.sqlclient."
+        "org.springframework.web.reactive.function.client.", "io.r2dbc.postgresql.", "io.vertx.sqlclient.", "io.vertx.redis."
     };
 
     /**

@@ -127,6 +127,7 @@ final class CallProbe {
         h.addAll(LettuceHooks.hooks(this));
         h.addAll(R2dbcPostgresHooks.hooks(this));
         h.addAll(new VertxSqlHooks(this).hooks());
+        h.addAll(new VertxRedisHooks(this).hooks());
         return h;
     }
 

@@ -156,10 +156,14 @@ final class CallSite {
                 || className.startsWith("io.culprit.jfr.") || ClientLibraries.isClient(className) || server(className);
     }
 
-    /** The servers' own frames, below a controller that calls a client directly: not a call site's caller. */
+    /**
+     * The servers' own frames, below a controller that calls a client directly: not a call site's
+     * caller. Vert.x's core and Web router too: a handler's next step runs inside its futures'
+     * composition, whose frame would otherwise name every call a Vert.x service makes.
+     */
     private static boolean server(String className) {
         return className.startsWith("org.apache.catalina.") || className.startsWith("org.apache.coyote.")
                 || className.startsWith("org.apache.tomcat.") || className.startsWith("org.eclipse.jetty.")
-                || className.startsWith("io.undertow.");
+                || className.startsWith("io.undertow.") || className.startsWith("io.vertx.core.") || className.startsWith("io.vertx.ext.web.");
     }
 }

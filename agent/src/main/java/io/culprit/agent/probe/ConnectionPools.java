@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The JDBC (and R2DBC) connection pools the probes found at their first acquire, of any of the libraries
+ * The JDBC (and R2DBC, and Vert.x SQL client) connection pools the probes found at their first acquire, of any of the libraries
  * {@link PoolProbe} weaves, read once a second through each library's public getters: connections
  * lent out, idle, threads waiting for one, and the pool's current size. The figures of all pools
  * are summed into series {@code pools}' {@code db*} columns: a service rarely runs two, and the
@@ -34,7 +34,13 @@ final class ConnectionPools {
          * R2DBC's pool (r2dbc-pool, on reactor-pool), read through its {@code PoolMetrics}: pending
          * acquires are subscribers waiting for a connection, not threads.
          */
-        R2DBC(PoolProbe.R2DBC_POOL, "r2dbc-pool", "acquiredSize", "idleSize", "pendingAcquireSize", "allocatedSize");
+        R2DBC(PoolProbe.R2DBC_POOL, "r2dbc-pool", "acquiredSize", "idleSize", "pendingAcquireSize", "allocatedSize"),
+        /**
+         * The Vert.x SQL client's pool, read through the connection pool of Vert.x's core it wraps:
+         * {@code waiters} and {@code size} (connections open) through its getters, the connections
+         * lent by counting its slots in use, which no getter tells ({@link #read}).
+         */
+        VERTX_SQL(PoolProbe.VERTX_SQL_POOL, "vertx-sql-client", null, null, "waiters", "size");
 
         final String className, label;
         final String active, idle, waiting, total;
@@ -57,7 +63,7 @@ final class ConnectionPools {
                 Object metrics = Reflect.call(pool, "getMetrics");
                 return metrics instanceof java.util.Optional ? ((java.util.Optional<?>) metrics).orElse(null) : null;
             }
-            return this == DBCP2 ? Reflect.field(pool, "pool") : pool;
+            return this == DBCP2 || this == VERTX_SQL ? Reflect.field(pool, "pool") : pool;
         }
 
         double waiting(Object pool) {
@@ -76,6 +82,10 @@ final class ConnectionPools {
                 case C3P0: return Reflect.number(pool, "getMaxPoolSize");
                 case DRUID: return Reflect.number(pool, "getMaxActive");
                 case R2DBC: return Reflect.number(reader(pool), "getMaxAllocatedSize");
+                case VERTX_SQL: {
+                    Object max = Reflect.field(pool, "maxSize");
+                    return max instanceof Number ? ((Number) max).doubleValue() : Double.NaN;
+                }
                 default: return Reflect.number(reader(pool), "getMaxTotal");
             }
         }
@@ -142,8 +152,24 @@ final class ConnectionPools {
     private static double[] read(Object pool) {
         Kind k = Kind.of(pool);
         Object r = k.reader(pool);
+        if (k == Kind.VERTX_SQL) {
+            double total = Reflect.number(r, k.total), lent = slotsInUse(r);
+            return new double[] {lent, total - lent, Reflect.number(r, k.waiting), total};
+        }
         double active = Reflect.number(r, k.active), idle = Reflect.number(r, k.idle);
         return new double[] {active, idle, Reflect.number(r, k.waiting), k.total == null ? active + idle : Reflect.number(r, k.total)};
+    }
+
+    /** Vert.x core's pool: its slots (one per connection, open or opening) whose usage is above 0; NaN if unreadable. */
+    private static double slotsInUse(Object pool) {
+        Object slots = Reflect.field(pool, "slots");
+        if (!(slots instanceof Object[])) return Double.NaN;
+        int lent = 0;
+        for (Object slot : (Object[]) slots) {
+            Object usage = slot == null ? null : Reflect.field(slot, "usage");
+            if (usage instanceof Number && ((Number) usage).intValue() > 0) lent++;
+        }
+        return lent;
     }
 
     /** The rows of table {@code db-pools}. */

@@ -20,6 +20,7 @@ final class PoolProbe {
 
     static final String HIKARI_POOL = "com.zaxxer.hikari.pool.HikariPool";
     static final String R2DBC_POOL = "io.r2dbc.pool.ConnectionPool";
+    static final String VERTX_SQL_POOL = "io.vertx.sqlclient.impl.pool.SqlConnectionPool";
     static final String PROXY_CONNECTION = "com.zaxxer.hikari.pool.ProxyConnection";
     static final String TOMCAT_POOL = "org.apache.tomcat.jdbc.pool.ConnectionPool";
     static final String DBCP2_SOURCE = "org.apache.commons.dbcp2.PoolingDataSource";
@@ -85,6 +86,17 @@ final class PoolProbe {
                 connectionPools.remember(self);
             }
         });
+        // The Vert.x SQL client's pool lends asynchronously too: found at its acquire (withConnection,
+        // withTransaction) and at its execute (a query on the pool), any overload of either.
+        for (String lend : new String[] {"acquire", "execute"}) {
+            h.add(new Hook(VERTX_SQL_POOL, lend, "(", Hook.ENTER | Hook.SELF) {
+                @Override
+                public long probeEnter(int id, Object self, Object arg0) {
+                    connectionPools.remember(self);
+                    return 0L;
+                }
+            });
+        }
         h.add(executors.hook());
         h.addAll(objectPools.hooks());
         // Tomcat's pool is found by its request hook (RequestProbe). XnioWorker hands tasks to a

@@ -10,6 +10,7 @@ import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -71,6 +72,43 @@ class VertxSqlProbeTest {
             await(pool.close());
             await(vertx.close());
         }
+    }
+
+    @Test
+    void thePoolIsFoundAtItsFirstLendAndReadOnceASecond() throws Exception {
+        assumeTrue(CallRows.postgresUp(), "no PostgreSQL on 127.0.0.1:5432");
+        Vertx vertx = Vertx.vertx();
+        Pool pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(2))
+                .connectingTo(new PgConnectOptions().setHost("127.0.0.1").setPort(5432).setUser("postgres").setDatabase("postgres"))
+                .using(vertx).build();
+        SqlConnection first = await(pool.getConnection());  // loads the pool's classes before the weave
+        try {
+            Probes p = Probes.ensure(ProbeContext.INST);
+            assertThat(p.woven).anyMatch(w -> w.startsWith(PoolProbe.VERTX_SQL_POOL + ".acquire"));
+            SqlConnection second = await(pool.getConnection());
+            // Both connections lent: a third acquire waits for one.
+            Future<SqlConnection> third = pool.getConnection();
+            assertThat(until(() -> p.windows.lastPools().getOrDefault("dbPending", 0.0) >= 1)).as("the waiting acquire, once a second").isTrue();
+            Map<String, Double> row = p.windows.lastPools();
+            assertThat(row).containsEntry("dbActive", 2.0).containsEntry("dbTotal", 2.0).containsEntry("dbIdle", 0.0);
+            assertThat(p.pools.connectionPools.rows()).anyMatch(r -> "vertx-sql-client".equals(r.get("library")) && Double.valueOf(2).equals(r.get("max")));
+            await(second.close());
+            await(await(third).close());
+            assertThat(until(() -> p.windows.lastPools().getOrDefault("dbActive", -1.0) == 1.0)).as("one lent after two came back").isTrue();
+        } finally {
+            await(first.close());
+            await(pool.close());
+            await(vertx.close());
+        }
+    }
+
+    private static boolean until(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) return false;
+            Thread.sleep(20);  // polling the probes' once-a-second window, not standing in for it
+        }
+        return true;
     }
 
     private static <T> T await(Future<T> f) throws Exception {

@@ -68,7 +68,7 @@ public final class ContainerQueueRule implements Rule {
                 .evidence("tables/routes").culprit("container thread pool (" + Fmt.num(threads) + " threads)")
                 .summary(pool + ", and " + times + ": " + Fmt.pct(share) + " of their time queued for a thread.")
                 .numbers(n.refs())
-                .explains("slow-calls").explains("outside-handler").explains("tail-latency").explains("thread-oversubscription")
+                .explains("slow-calls").explains("capped-calls").explains("outside-handler").explains("tail-latency").explains("thread-oversubscription")
                 .explanation("A request that finds every worker busy waits in the container's queue before any of the"
                         + " service's code runs, and the server's own timings start when a worker takes it: only the"
                         + " clients see the wait. The pool caps throughput at threads ÷ request time, whatever the CPUs could do.")

@@ -68,7 +68,7 @@ public final class HttpClientPoolRule implements Rule {
                         + " connection-request timeout so that a slow dependency fails calls fast instead of queueing every"
                         + " request behind it.")
                 .confirm(ev.confirm("calls"))
-                .explains("slow-calls").explains("tail-latency").explains("thread-oversubscription")
+                .explains("slow-calls").explains("capped-calls").explains("tail-latency").explains("thread-oversubscription")
                 .build();
     }
 }

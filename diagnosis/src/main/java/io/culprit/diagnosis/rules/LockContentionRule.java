@@ -309,7 +309,7 @@ public final class LockContentionRule implements Rule {
                         + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"
                         + MapBinLock.likelyHeld(ev, culprit, n) : "") + "." + dumpsStopped(ev))
                 .numbers(n.refs())
-                .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
+                .explains("tail-latency").explains("capped-calls").explains("request-errors").explains("thread-oversubscription")
                 .explanation(cpuBound != null ? CpuBoundPool.EXPLANATION
                         : checkout
                         ? "Every connection of the pool is in use and requests queue for the next one returned: the pool"

@@ -93,7 +93,7 @@ public final class PoolSizeRule implements Rule {
                         + (boundsOnly && !undersized ? "; its statements alone keep " + n.tag(Fmt.num(statementsBusy), "tables/calls")
                         + " busy on average, and threads waited in fewer than half the windows: not shown undersized" : "") + ".")
                 .numbers(n.refs())
-                .explains("pool-starvation").explains("tail-latency").explains("request-errors")
+                .explains("pool-starvation").explains("capped-calls").explains("tail-latency").explains("request-errors")
                 .culprit("connection pool size")
                 .explanation("At this utilisation the pool is the bottleneck. Whether to grow it depends on the usage"
                         + " time: if connections are held long because of a slow or locked statement, fix that first."

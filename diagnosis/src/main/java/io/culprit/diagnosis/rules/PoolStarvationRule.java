@@ -73,7 +73,7 @@ public final class PoolStarvationRule implements Rule {
                         + (fades ? "; none waited in the last third of the run (warm-up, not a steady queue)" : "")
                         + (cpuBound != null ? "; " + cpuBound : "") + ".")
                 .numbers(n.refs())
-                .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
+                .explains("tail-latency").explains("capped-calls").explains("request-errors").explains("thread-oversubscription")
                 .culprit(cpuBound != null ? null : "connection pool")
                 .explanation(cpuBound != null ? CpuBoundPool.EXPLANATION
                         : "Requests queue for a connection when connections come back slower than they are"

@@ -1,0 +1,46 @@
+package io.culprit.diagnosis.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.culprit.diagnosis.Fixtures;
+import io.culprit.model.Finding;
+import io.culprit.model.Severity;
+import io.culprit.model.Verdict;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Session 42's blind Vert.x service (Vert.x Web on two event loops, the Vert.x SQL client on
+ * PostgreSQL, the Vert.x Redis client, blocking calls to a partner gateway): what the rules say on
+ * its faults and their fixes, in numbers.
+ */
+class OutsideVertxTest {
+
+    @Test
+    void aBlockingSendOnTheLoopIsJudgedByTheLoopsTimeNotTheRequests() {
+        Finding f = new EventLoopBlockingRule().evaluate(Fixtures.evidence("outside-vertx-blocking-send"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        // 9 % of request time alone is under the WARN line; the loops' 1.5 s blocked per second is not.
+        assertThat(f.summary()).contains("(9.4 % of request time)").contains("the loops sat blocked 1.5 s per second of the run");
+        assertThat(f.fix()).contains("vertx.executeBlocking(..., false)");
+    }
+
+    @Test
+    void orderedBlockingTasksCapTheArchiveCallsAtTwo() {
+        Finding f = new CappedCallsRule().evaluate(Fixtures.evidence("outside-vertx-ordered-blocking"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).startsWith("calls to http \"POST http://127.0.0.1:8432/archive/v1/documents\" ran 1.8 at a time on average,"
+                + " about 2 slots always busy, while 15.9 requests were in flight: each request spent 20.9 ms in the call and 87 %");
+        assertThat(f.explanation()).contains("TaskQueue.run");
+        assertThat(f.fix()).startsWith("Run the blocking tasks unordered: vertx.executeBlocking(callable, false)");
+    }
+
+    @Test
+    void unorderedTasksAndAReactiveQueryAreNoCap() {
+        Finding fixed = new CappedCallsRule().evaluate(Fixtures.evidence("outside-vertx-ordered-blocking-fixed"));
+        assertThat(fixed.severity()).isEqualTo(Severity.OK);
+        // One SQL query of the fixed FX twin kept 1.0 in flight: a Vert.x SQL client's call holds no thread.
+        Finding reactive = new CappedCallsRule().evaluate(Fixtures.evidence("outside-vertx-blocking-send-fixed"));
+        assertThat(reactive.severity()).isEqualTo(Severity.OK);
+        assertThat(reactive.verdict()).isNotEqualTo(Verdict.NOT_ASSESSED);
+    }
+}
