@@ -31,6 +31,14 @@ public final class HeldConnectionRule implements Rule {
     @Override public String id() { return "connection-held"; }
     @Override public String title() { return "Pooled connections held across remote calls"; }
 
+    /**
+     * Lent connections whose statements keep less than this share of them busy sit idle between
+     * statements: held across something no probe marked (an asynchronous call, a wait).
+     */
+    static final double IDLE_HELD = 0.25;
+    /** The pool counts as full at this share of its size lent. */
+    static final double FULL = 0.9;
+
     @Override
     public Finding evaluate(Evidence ev) {
         Optional<Table> calls = ev.table("calls");
@@ -44,7 +52,11 @@ public final class HeldConnectionRule implements Rule {
             if (top < 0 || t.number(i, "heldMs") > t.number(top, "heldMs")) top = i;
         }
         Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
-        if (top < 0) return b.summary("no remote call was made while its thread held a pooled connection.").build();
+        if (top < 0) {
+            // No thread held a connection across a call: a reactive chain may still hold one across its steps.
+            Finding idle = idleHeld(ev);
+            return idle != null ? idle : b.summary("no remote call was made while its thread held a pooled connection.").build();
+        }
 
         Numbers n = new Numbers();
         String ref = "tables/calls#" + top;
@@ -92,6 +104,61 @@ public final class HeldConnectionRule implements Rule {
                     .explains("thread-oversubscription");
         }
         return b.build();
+    }
+
+    /**
+     * A pool whose lent connections run statements only a small part of the time, full and with
+     * requests queueing for it: a reactive client (the Vert.x SQL client's withTransaction, R2DBC)
+     * holds a connection across the other calls a transaction's chain makes, and no thread holds it,
+     * so no call is marked {@code heldMs}. The lent connections (dbActive) against the connections
+     * the statements keep busy (their time over the run's) tell it without knowing the call. A blind
+     * Vert.x service (session 42) opened a transaction, called a 25 ms tax gateway inside it, then
+     * wrote: its 4 connections were lent all the time and ran SQL 0.06 of it; pool-size said "too
+     * small". Null when the evidence does not show it.
+     */
+    private Finding idleHeld(Evidence ev) {
+        Optional<ColumnStats> active = ev.stats("pools", "dbActive"), total = ev.stats("pools", "dbTotal"), pending = ev.stats("pools", "dbPending");
+        if (active.isEmpty() || total.isEmpty() || pending.isEmpty()) return null;
+        double size = total.get().max(), lent = active.get().median(), waiting = pending.get().median();
+        double statements = PoolSizeRule.statementsBusy(ev);
+        if (!(size > 0 && lent >= FULL * size && waiting >= 1 && statements < IDLE_HELD * lent)) return null;
+        Table t = ev.table("calls").get();
+        int top = LockContentionRule.costliestSql(ev);
+        // A blocking driver's connection between statements is still the thread's (reading rows, mapping
+        // them, a leak): only a reactive client's lent connection is held by nothing but its chain.
+        if (top < 0 || Evidence.text(t, top, "reactiveClient").isEmpty()) return null;
+        Numbers n = new Numbers();
+        String callers = sqlCallers(t);
+        String share = Fmt.pct(statements / lent);
+        return finding(Severity.CRITICAL).score(0.8).evidence("series/pools#dbActive").evidence("tables/calls")
+                .culprit(top >= 0 && !Evidence.text(t, top, "caller").isEmpty() ? Evidence.text(t, top, "caller") : "connection held between statements")
+                .summary("the pool's " + n.tag(Fmt.num(size), "series/pools#dbTotal") + " connections were lent " + n.tag(Fmt.num(lent), "series/pools#dbActive")
+                        + " at a time (median) while their statements kept only " + n.tag(Fmt.num(statements), "tables/calls") + " busy on average ("
+                        + share + "), and " + n.tag(Fmt.num(waiting), "series/pools#dbPending") + " requests waited for one: the connections sit idle"
+                        + " between statements, held across another call or wait" + (callers.isEmpty() ? "" : " by " + callers) + ".")
+                .numbers(n.refs())
+                .explanation("A connection taken for a transaction stays lent until it commits, whatever runs in between: a"
+                        + " reactive chain that calls another service between its statements (Vert.x's pool.withTransaction,"
+                        + " R2DBC's usingWhen) holds it for that call's whole time with no thread blocked, so no thread dump"
+                        + " shows it. The pool must then cover rps × (SQL + the other calls' time), and requests queue for it"
+                        + " while the database idles. A bigger pool only moves the queue to the database.")
+                .fix("Keep only the statements inside the transaction: read what the remote call needs without one (or in"
+                        + " its own short transaction), make the call, then open a short transaction for the writes"
+                        + " (pool.withTransaction around the statements only). The pool then needs only rps × the SQL time.")
+                .confirm(ev.confirm("calls") + " (each statement's time against the connections lent in \"pools\")")
+                .explains("pool-size").explains("pool-starvation").explains("nested-acquire").explains("capped-calls")
+                .explains("tail-latency").explains("request-errors")
+                .build();
+    }
+
+    /** The distinct callers of the requests' SQL, in the table's order, at most three. */
+    private static String sqlCallers(Table t) {
+        java.util.LinkedHashSet<String> out = new java.util.LinkedHashSet<>();
+        for (int i = 0; i < t.rows().size() && out.size() < 3; i++) {
+            String c = Evidence.text(t, i, "caller");
+            if ("sql".equals(t.text(i, "kind")) && !SlowCallsRule.background(t, i) && !c.isEmpty() && !c.startsWith("(")) out.add(c);
+        }
+        return String.join(" and ", out);
     }
 
     private static String explanation() {

@@ -43,4 +43,24 @@ class OutsideVertxTest {
         assertThat(reactive.severity()).isEqualTo(Severity.OK);
         assertThat(reactive.verdict()).isNotEqualTo(Verdict.NOT_ASSESSED);
     }
+
+    @Test
+    void aTransactionAroundAnAsyncCallHoldsItsConnectionsIdle() {
+        Finding f = new HeldConnectionRule().evaluate(Fixtures.evidence("outside-vertx-tx-across-call"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).startsWith("the pool's 4 connections were lent 4 at a time (median) while their statements kept only 0.1 busy"
+                + " on average (2.8 %), and 12 requests waited for one");
+        assertThat(f.explains()).contains("pool-size");
+        assertThat(new HeldConnectionRule().evaluate(Fixtures.evidence("outside-vertx-tx-across-call-fixed")).severity()).isEqualTo(Severity.OK);
+    }
+
+    @Test
+    void getsOneAtATimeAreChargedTheRedisClientsOwnWork() {
+        Finding f = new ChattyCallsRule().evaluate(Fixtures.evidence("outside-vertx-redis-per-meter"));
+        assertThat(f.severity()).isEqualTo(Severity.WARN);
+        // 16 % of request time in the GETs alone would be INFO; the client's CPU for them is not.
+        assertThat(f.summary()).startsWith("redis \"GET\" runs 80 times per request").contains("16 % of request time")
+                .contains("the vertx-redis-client client's own work for them");
+        assertThat(f.fix()).contains("MGET");
+    }
 }
