@@ -128,6 +128,7 @@ final class CallProbe {
         h.addAll(R2dbcPostgresHooks.hooks(this));
         h.addAll(new VertxSqlHooks(this).hooks());
         h.addAll(new VertxRedisHooks(this).hooks());
+        h.addAll(new VertxHttpClientHooks(this).hooks());
         return h;
     }
 
@@ -240,6 +241,20 @@ final class CallProbe {
      */
     void record(long endNs, CallStats stats, String text, long startNs, Throwable thrown, boolean held) {
         record(endNs, stats, text, startNs, thrown, held, false);
+    }
+
+    /**
+     * Ends a call that began elsewhere and put its stats beside its start in {@code pending}
+     * (an asynchronous client's: the Vert.x clients'), if it is still pending: recorded here, on
+     * the thread that ended it (an event loop the call did not block).
+     */
+    void endPending(PendingCalls pending, Object key, long endNs, Throwable failure) {
+        Object stats = pending.value(key);
+        if (!(stats instanceof CallStats)) return;
+        long start = pending.take(key);
+        if (start == PendingCalls.NONE) return;
+        CallStats s = (CallStats) stats;
+        record(endNs, s, s.target, start, failure, false);
     }
 
     /** As above, for a call whose caller waited for it on an event loop's thread ({@link #onEventLoop}, asked there). */

@@ -59,14 +59,7 @@ final class VertxRedisHooks {
                 new Hook(QUEUE, "poll", "()", Hook.EXIT | Hook.RETURNED) {
                     @Override
                     public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object promise, Throwable thrown) {
-                        long end = System.nanoTime();
-                        Object stats = pending.value(promise);
-                        if (!(stats instanceof CallStats)) return;
-                        long begun = pending.take(promise);
-                        if (begun == PendingCalls.NONE) return;
-                        CallStats s = (CallStats) stats;
-                        // Recorded on the connection's event loop, which a non-blocking command does not block.
-                        calls.record(end, s, s.target, begun, null, false);
+                        calls.endPending(pending, promise, System.nanoTime(), null);
                     }
                 });
     }

@@ -62,7 +62,7 @@ final class VertxSqlHooks {
                 public long probeEnter(int id, Object self, Object arg0) {
                     long now = System.nanoTime();
                     Object failure = cause.call(Reflect.cachedField(self, "res"));
-                    end(Reflect.cachedField(self, "cmd"), now, failure instanceof Throwable ? (Throwable) failure : null);
+                    calls.endPending(pending, Reflect.cachedField(self, "cmd"), now, failure instanceof Throwable ? (Throwable) failure : null);
                     return 0L;
                 }
             });
@@ -72,7 +72,7 @@ final class VertxSqlHooks {
                 public long probeEnter(int id, Object self, Object result) {
                     long now = System.nanoTime();
                     Object failure = cause.call(result);
-                    end(self, now, failure instanceof Throwable ? (Throwable) failure : null);
+                    calls.endPending(pending, self, now, failure instanceof Throwable ? (Throwable) failure : null);
                     return 0L;
                 }
             });
@@ -89,16 +89,6 @@ final class VertxSqlHooks {
         if (stats.database == null) stats.database = database(connection.getClass());
         if (stats.reactiveClient == null) stats.reactiveClient = "vertx-sql-client";
         pending.put(command, startNs, stats);
-    }
-
-    private void end(Object command, long endNs, Throwable failure) {
-        Object stats = pending.value(command);
-        if (!(stats instanceof CallStats)) return;
-        long start = pending.take(command);
-        if (start == PendingCalls.NONE) return;
-        CallStats s = (CallStats) stats;
-        // Recorded on the connection's event loop, which a non-blocking query does not block.
-        calls.record(endNs, s, s.target, start, failure, false);
     }
 
     private boolean isQuery(Class<?> c) {

@@ -32,6 +32,22 @@ final class CallRows {
         }
     }
 
+    /** The request probe's row of {@code route}; fails naming the routes there are. */
+    static Map<String, Object> route(Probes p, String route) {
+        return p.requests.routeRows().stream().filter(r -> route.equals(r.get("route"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no route " + route + " in " + p.requests.routeRows()));
+    }
+
+    /** Polls for what the probes' own threads record (their windows close once a second); false after 10 s. */
+    static boolean until(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) return false;
+            Thread.sleep(20);  // polling another thread's record, not standing in for it
+        }
+        return true;
+    }
+
     static boolean redisUp() {
         return listening(6379);
     }

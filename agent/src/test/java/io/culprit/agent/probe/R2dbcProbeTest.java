@@ -104,7 +104,7 @@ class R2dbcProbeTest {
             Connection second = Mono.from(pool.create()).block(Duration.ofSeconds(20));
             // Both connections lent: a third subscriber waits for one.
             var third = Mono.from(pool.create()).toFuture();
-            assertThat(until(() -> p.windows.lastPools().getOrDefault("dbPending", 0.0) >= 1)).as("the waiting acquire, once a second").isTrue();
+            assertThat(CallRows.until(() -> p.windows.lastPools().getOrDefault("dbPending", 0.0) >= 1)).as("the waiting acquire, once a second").isTrue();
             Map<String, Double> row = p.windows.lastPools();
             assertThat(row).containsEntry("dbActive", 2.0).containsEntry("dbTotal", 2.0);
             assertThat(p.pools.connectionPools.rows()).anyMatch(r -> "r2dbc-pool".equals(r.get("library")) && Double.valueOf(2).equals(r.get("max")));
@@ -116,14 +116,6 @@ class R2dbcProbeTest {
         }
     }
 
-    private static boolean until(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) return false;
-            Thread.sleep(20);  // polling the probes' once-a-second window, not standing in for it
-        }
-        return true;
-    }
 
     /** Runs one statement to its last row, as an application's reactive pipeline would. */
     private static void query(Connection connection, String sql, UnaryOperator<Statement> bind) {

@@ -14,7 +14,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -59,16 +58,16 @@ class ReactorNettyProbeTest {
                 held.add(http.sendAsync(HttpRequest.newBuilder(URI.create(base + "/held")).build(), HttpResponse.BodyHandlers.ofString()));
             }
             // A window closes every second; one of them closes while the six are held.
-            assertThat(until(() -> p.windows.lastRequests().getOrDefault("inFlight", 0.0) >= 6)).as("six requests in flight").isTrue();
+            assertThat(CallRows.until(() -> p.windows.lastRequests().getOrDefault("inFlight", 0.0) >= 6)).as("six requests in flight").isTrue();
             for (CompletableFuture<HttpResponse<String>> f : held) assertThat(f.get().statusCode()).isEqualTo(200);
 
-            assertThat(until(() -> p.requests.count() >= 19)).as("19 requests counted, not " + p.requests.count()).isTrue();
-            Map<String, Object> items = route(p, "GET /items/{n}");
+            assertThat(CallRows.until(() -> p.requests.count() >= 19)).as("19 requests counted, not " + p.requests.count()).isTrue();
+            Map<String, Object> items = CallRows.route(p, "GET /items/{n}");
             assertThat(items).containsEntry("count", 10L);
             assertThat((Double) items.get("p50Ms")).isGreaterThanOrEqualTo(ANSWER_MS * 0.95);
-            assertThat(route(p, "GET /fail")).containsEntry("count", 3L);
-            assertThat(route(p, "GET /held")).containsEntry("count", 6L);
-            assertThat(until(() -> p.windows.lastRequests().getOrDefault("inFlight", -1.0) == 0)).as("none left in flight").isTrue();
+            assertThat(CallRows.route(p, "GET /fail")).containsEntry("count", 3L);
+            assertThat(CallRows.route(p, "GET /held")).containsEntry("count", 6L);
+            assertThat(CallRows.until(() -> p.windows.lastRequests().getOrDefault("inFlight", -1.0) == 0)).as("none left in flight").isTrue();
             Series requests = p.windows.series("requests");
             assertThat(Arrays.stream(requests.column("errors").orElseThrow()).sum()).isEqualTo(3.0);
             assertThat(ProbeContext.run(new RequestsCommand(), false).text()).containsPattern("GET /items/\\{n\\}\\s+10\\s");
@@ -77,20 +76,7 @@ class ReactorNettyProbeTest {
         }
     }
 
-    private static Map<String, Object> route(Probes p, String name) {
-        return p.requests.routeRows().stream().filter(r -> name.equals(r.get("route"))).findFirst()
-                .orElseThrow(() -> new AssertionError("no route " + name + " in " + p.requests.routeRows()));
-    }
 
-    /** Polls for what the probes' own threads record (windows close once a second). */
-    private static boolean until(Supplier<Boolean> condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!condition.get()) {
-            if (System.nanoTime() > deadline) return false;
-            Thread.sleep(20);  // polling another thread's record, not standing in for it
-        }
-        return true;
-    }
 
     private static void get(HttpClient http, String url) throws Exception {
         http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());

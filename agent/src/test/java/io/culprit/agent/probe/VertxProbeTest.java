@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -74,27 +73,59 @@ class VertxProbeTest {
                 held.add(http.sendAsync(HttpRequest.newBuilder(URI.create(base + "/held")).build(), HttpResponse.BodyHandlers.ofString()));
             }
             // A window closes every second; one of them closes while the six are held.
-            assertThat(until(() -> p.windows.lastRequests().getOrDefault("inFlight", 0.0) >= 6)).as("six requests in flight").isTrue();
+            assertThat(CallRows.until(() -> p.windows.lastRequests().getOrDefault("inFlight", 0.0) >= 6)).as("six requests in flight").isTrue();
             for (CompletableFuture<HttpResponse<String>> f : held) assertThat(f.get().statusCode()).isEqualTo(200);
             hangUp(server.actualPort(), "/hangup");
 
-            assertThat(until(() -> p.requests.count() >= 24)).as("24 requests counted, not " + p.requests.count()).isTrue();
-            Map<String, Object> items = route(p, "GET /items/{n}");
+            assertThat(CallRows.until(() -> p.requests.count() >= 24)).as("24 requests counted, not " + p.requests.count()).isTrue();
+            Map<String, Object> items = CallRows.route(p, "GET /items/{n}");
             assertThat(items).containsEntry("count", 10L);
             assertThat((Double) items.get("p50Ms")).isGreaterThanOrEqualTo(ANSWER_MS * 0.95);
-            Map<String, Object> worker = route(p, "GET /worker");
+            Map<String, Object> worker = CallRows.route(p, "GET /worker");
             assertThat(worker).containsEntry("count", 4L);
             assertThat((Double) worker.get("p50Ms")).isGreaterThanOrEqualTo(ANSWER_MS * 0.95);
-            assertThat(route(p, "GET /fail")).containsEntry("count", 3L);
-            assertThat(route(p, "GET /held")).containsEntry("count", 6L);
-            assertThat(route(p, "GET /hangup")).containsEntry("count", 1L);
-            assertThat(until(() -> p.windows.lastRequests().getOrDefault("inFlight", -1.0) == 0)).as("none left in flight").isTrue();
+            assertThat(CallRows.route(p, "GET /fail")).containsEntry("count", 3L);
+            assertThat(CallRows.route(p, "GET /held")).containsEntry("count", 6L);
+            assertThat(CallRows.route(p, "GET /hangup")).containsEntry("count", 1L);
+            assertThat(CallRows.until(() -> p.windows.lastRequests().getOrDefault("inFlight", -1.0) == 0)).as("none left in flight").isTrue();
             Series requests = p.windows.series("requests");
             assertThat(Arrays.stream(requests.column("errors").orElseThrow()).sum()).as("3 failed, 1 hung up").isEqualTo(4.0);
             assertThat(ProbeContext.run(new RequestsCommand(), false).text()).containsPattern("GET /items/\\{n\\}\\s+10\\s");
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
+    }
+
+    @Test
+    void theHttpClientsCallsAreTimedFromTheLentConnectionToTheResponsesEnd() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        HttpServer server = vertx.createHttpServer().requestHandler(req -> {
+            if (req.path().startsWith("/items/")) vertx.setTimer(ANSWER_MS, t -> req.response().end("item"));
+            else req.response().setStatusCode(503).end("no");
+        }).listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        io.vertx.core.http.HttpClient client = vertx.createHttpClient();
+        try {
+            int port = server.actualPort();
+            call(client, port, "/items/0");  // loads the client's classes before the weave
+            Probes p = Probes.ensure(ProbeContext.INST);
+            assertThat(p.woven).anyMatch(w -> w.startsWith(VertxHttpClientHooks.RESPONSE + ".handleEnd"));
+            for (int i = 0; i < 5; i++) call(client, port, "/items/" + (10 + i));
+            call(client, port, "/down");
+            String base = "http://127.0.0.1:" + port;
+            Map<String, Object> items = CallRows.waitForRow(p, "http", "GET " + base + "/items/{n}", 5);
+            assertThat(items).containsEntry("count", 5L).containsEntry("errors", 0L);
+            assertThat((Double) items.get("p99Ms")).isGreaterThanOrEqualTo(ANSWER_MS * 0.95);
+            assertThat(CallRows.waitForRow(p, "http", "GET " + base + "/down", 1)).containsEntry("errors", 1L);
+        } finally {
+            client.close();
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void call(io.vertx.core.http.HttpClient client, int port, String path) throws Exception {
+        client.request(io.vertx.core.http.HttpMethod.GET, port, "127.0.0.1", path)
+                .compose(r -> r.send().compose(io.vertx.core.http.HttpClientResponse::body))
+                .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
     /** Sends a request's head and closes the connection before the server answers. */
@@ -114,20 +145,7 @@ class VertxProbeTest {
         return x;
     }
 
-    private static Map<String, Object> route(Probes p, String name) {
-        return p.requests.routeRows().stream().filter(r -> name.equals(r.get("route"))).findFirst()
-                .orElseThrow(() -> new AssertionError("no route " + name + " in " + p.requests.routeRows()));
-    }
 
-    /** Polls for what the probes' own threads record (windows close once a second). */
-    private static boolean until(Supplier<Boolean> condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!condition.get()) {
-            if (System.nanoTime() > deadline) return false;
-            Thread.sleep(20);  // polling another thread's record, not standing in for it
-        }
-        return true;
-    }
 
     private static void get(HttpClient http, String url) throws Exception {
         http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());

@@ -88,13 +88,13 @@ class VertxSqlProbeTest {
             SqlConnection second = await(pool.getConnection());
             // Both connections lent: a third acquire waits for one.
             Future<SqlConnection> third = pool.getConnection();
-            assertThat(until(() -> p.windows.lastPools().getOrDefault("dbPending", 0.0) >= 1)).as("the waiting acquire, once a second").isTrue();
+            assertThat(CallRows.until(() -> p.windows.lastPools().getOrDefault("dbPending", 0.0) >= 1)).as("the waiting acquire, once a second").isTrue();
             Map<String, Double> row = p.windows.lastPools();
             assertThat(row).containsEntry("dbActive", 2.0).containsEntry("dbTotal", 2.0).containsEntry("dbIdle", 0.0);
             assertThat(p.pools.connectionPools.rows()).anyMatch(r -> "vertx-sql-client".equals(r.get("library")) && Double.valueOf(2).equals(r.get("max")));
             await(second.close());
             await(await(third).close());
-            assertThat(until(() -> p.windows.lastPools().getOrDefault("dbActive", -1.0) == 1.0)).as("one lent after two came back").isTrue();
+            assertThat(CallRows.until(() -> p.windows.lastPools().getOrDefault("dbActive", -1.0) == 1.0)).as("one lent after two came back").isTrue();
         } finally {
             await(first.close());
             await(pool.close());
@@ -102,14 +102,6 @@ class VertxSqlProbeTest {
         }
     }
 
-    private static boolean until(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) return false;
-            Thread.sleep(20);  // polling the probes' once-a-second window, not standing in for it
-        }
-        return true;
-    }
 
     private static <T> T await(Future<T> f) throws Exception {
         return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
