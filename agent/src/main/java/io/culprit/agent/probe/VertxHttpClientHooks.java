@@ -12,7 +12,7 @@ import java.util.List;
  * request is made) by its method and URL with numeric segments folded. The pool's wait for a connection comes before and is not the call's. A
  * 5xx counts as failed. The request is made in the pool's callback, where no application frame is
  * on the stack, so a target's call site is unknown unless it first ran where the caller made it.
- * Vert.x 5.0 and 4.x name these classes alike; 5.1 moved the HTTP/1 ones and is not timed.
+ * Vert.x 5.0 and 4.x name these classes alike; 5.1 ends a response elsewhere and is not timed.
  */
 final class VertxHttpClientHooks {
 
@@ -30,13 +30,9 @@ final class VertxHttpClientHooks {
 
     List<Hook> hooks() {
         return List.of(
-                new Hook(REQUEST, "<init>", "(", Hook.EXIT | Hook.SELF) {
-                    @Override
-                    public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                        // Only the start: the request's path is set after it is made, so its target is read at its end.
-                        pending.put(self, System.nanoTime());
-                    }
-                },
+                // One constructor each: Vert.x 4's short one delegates to its full one, and both would note the start.
+                started("(Lio/vertx/core/http/HttpConnection;Lio/vertx/core/http/impl/HttpClientStream;)"),
+                started("(Lio/vertx/core/http/impl/HttpClientStream;Lio/vertx/core/impl/future/PromiseInternal;Lio/vertx/core/http/HttpMethod;"),
                 new Hook(RESPONSE, "handleEnd", "(", Hook.ENTER | Hook.SELF) {
                     @Override
                     public long probeEnter(int id, Object self, Object arg0) {
@@ -54,6 +50,16 @@ final class VertxHttpClientHooks {
                         return 0L;
                     }
                 });
+    }
+
+    /** The request's constructor of this descriptor notes its start: only the start, as its path is set after it is made. */
+    private Hook started(String descriptorPrefix) {
+        return new Hook(REQUEST, "<init>", descriptorPrefix, Hook.EXIT | Hook.SELF) {
+            @Override
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                pending.put(self, System.nanoTime());
+            }
+        };
     }
 
     private void end(Object request, long endNs, Throwable failure) {
