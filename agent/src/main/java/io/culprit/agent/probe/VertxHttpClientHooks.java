@@ -69,6 +69,7 @@ final class VertxHttpClientHooks {
         Object url = absoluteUri.call(request);
         if (url == null) return;
         CallStats stats = calls.stats("http", httpMethod.call(request) + " " + SqlText.normalizeUrl(url.toString()));
+        if (stats.reactiveClient == null) stats.reactiveClient = "vertx-http-client";
         // Recorded on the connection's event loop, which the asynchronous call does not block.
         calls.record(endNs, stats, stats.target, start, failure, false);
     }

@@ -113,7 +113,7 @@ class VertxProbeTest {
             call(client, port, "/down");
             String base = "http://127.0.0.1:" + port;
             Map<String, Object> items = CallRows.waitForRow(p, "http", "GET " + base + "/items/{n}", 5);
-            assertThat(items).containsEntry("count", 5L).containsEntry("errors", 0L);
+            assertThat(items).containsEntry("count", 5L).containsEntry("errors", 0L).containsEntry("reactiveClient", "vertx-http-client");
             assertThat((Double) items.get("p99Ms")).isGreaterThanOrEqualTo(ANSWER_MS * 0.95);
             assertThat(CallRows.waitForRow(p, "http", "GET " + base + "/down", 1)).containsEntry("errors", 1L);
         } finally {

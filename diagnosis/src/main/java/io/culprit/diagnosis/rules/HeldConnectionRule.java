@@ -130,25 +130,51 @@ public final class HeldConnectionRule implements Rule {
         Numbers n = new Numbers();
         String callers = sqlCallers(t);
         String share = Fmt.pct(statements / lent);
+        int across = heldAcross(ev, t, lent - statements);
+        String acrossTarget = across < 0 ? null : t.text(across, "kind") + " " + SlowCallsRule.quote(t.text(across, "target"));
         return finding(Severity.CRITICAL).score(0.8).evidence("series/pools#dbActive").evidence("tables/calls")
                 .culprit(top >= 0 && !Evidence.text(t, top, "caller").isEmpty() ? Evidence.text(t, top, "caller") : "connection held between statements")
                 .summary("the pool's " + n.tag(Fmt.num(size), "series/pools#dbTotal") + " connections were lent " + n.tag(Fmt.num(lent), "series/pools#dbActive")
                         + " at a time (median) while their statements kept only " + n.tag(Fmt.num(statements), "tables/calls") + " busy on average ("
                         + share + "), and " + n.tag(Fmt.num(waiting), "series/pools#dbPending") + " requests waited for one: the connections sit idle"
-                        + " between statements, held across another call or wait" + (callers.isEmpty() ? "" : " by " + callers) + ".")
+                        + " between statements, held across " + (acrossTarget == null ? "another call or wait"
+                        : acrossTarget + ", whose calls (" + n.tag(Fmt.ms(t.number(across, "totalMs") / t.number(across, "count")), "tables/calls#" + across)
+                        + " each) keep " + n.tag(Fmt.num(t.number(across, "totalMs") / (ev.observedSeconds() * 1000)), "tables/calls#" + across)
+                        + " in flight: as many as the idle connections") + (callers.isEmpty() ? "" : ", by " + callers) + ".")
                 .numbers(n.refs())
                 .explanation("A connection taken for a transaction stays lent until it commits, whatever runs in between: a"
                         + " reactive chain that calls another service between its statements (Vert.x's pool.withTransaction,"
                         + " R2DBC's usingWhen) holds it for that call's whole time with no thread blocked, so no thread dump"
                         + " shows it. The pool must then cover rps × (SQL + the other calls' time), and requests queue for it"
                         + " while the database idles. A bigger pool only moves the queue to the database.")
-                .fix("Keep only the statements inside the transaction: read what the remote call needs without one (or in"
+                .fix((acrossTarget == null ? "" : "Make " + acrossTarget + " outside the transaction. ")
+                        + "Keep only the statements inside the transaction: read what the remote call needs without one (or in"
                         + " its own short transaction), make the call, then open a short transaction for the writes"
                         + " (pool.withTransaction around the statements only). The pool then needs only rps × the SQL time.")
                 .confirm(ev.confirm("calls") + " (each statement's time against the connections lent in \"pools\")")
                 .explains("pool-size").explains("pool-starvation").explains("nested-acquire").explains("capped-calls")
                 .explains("tail-latency").explains("request-errors")
                 .build();
+    }
+
+    /**
+     * The non-SQL call whose calls keep about as many in flight (Little's law: their time over the
+     * run's) as the lent connections that run no statement: what they are held across. -1 if none
+     * comes within a third of it.
+     */
+    private static int heldAcross(Evidence ev, Table t, double idleConnections) {
+        double wallMs = ev.observedSeconds() * 1000;
+        int best = -1;
+        double bestGap = Double.MAX_VALUE;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if ("sql".equals(t.text(i, "kind")) || SlowCallsRule.background(t, i) || !(wallMs > 0)) continue;
+            double gap = Math.abs(t.number(i, "totalMs") / wallMs - idleConnections);
+            if (gap < bestGap && gap <= idleConnections / 3) {
+                best = i;
+                bestGap = gap;
+            }
+        }
+        return best;
     }
 
     /** The distinct callers of the requests' SQL, in the table's order, at most three. */
