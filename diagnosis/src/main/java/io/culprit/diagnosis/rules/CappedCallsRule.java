@@ -100,7 +100,7 @@ public final class CappedCallsRule implements Rule {
                         + Fmt.pct(unexplained) + " of its " + n.tag(Fmt.ms(meanMs), ev.requestsRef(ev.has("requests", "meanMs") ? "meanMs" : "p50Ms"))
                         + " in nothing measured, queueing for a slot" + (path.isEmpty() ? "" : " (" + path + ")") + ".")
                 .numbers(n.refs())
-                .explanation("By Little's law, calls that take " + Fmt.ms(callMs) + " at " + Fmt.num(ev.requestCount() / seconds)
+                .explanation("By Little's law, calls that take " + Fmt.ms(callMs) + " at " + Fmt.num(requests / seconds)
                         + " a second keep " + Fmt.num(bestBusy) + " in flight: the throughput is what " + slots
                         + " concurrent call" + (slots == 1 ? "" : "s") + " allow" + (slots == 1 ? "s" : "") + ", and the other requests wait"
                         + " their turn without using a CPU or a connection, which is why nothing looks busy. "

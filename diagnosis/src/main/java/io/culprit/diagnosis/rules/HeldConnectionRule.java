@@ -54,7 +54,7 @@ public final class HeldConnectionRule implements Rule {
         Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
         if (top < 0) {
             // No thread held a connection across a call: a reactive chain may still hold one across its steps.
-            Finding idle = idleHeld(ev);
+            Finding idle = idleHeld(ev, t);
             return idle != null ? idle : b.summary("no remote call was made while its thread held a pooled connection.").build();
         }
 
@@ -116,13 +116,12 @@ public final class HeldConnectionRule implements Rule {
      * wrote: its 4 connections were lent all the time and ran SQL 0.06 of it; pool-size said "too
      * small". Null when the evidence does not show it.
      */
-    private Finding idleHeld(Evidence ev) {
+    private Finding idleHeld(Evidence ev, Table t) {
         Optional<ColumnStats> active = ev.stats("pools", "dbActive"), total = ev.stats("pools", "dbTotal"), pending = ev.stats("pools", "dbPending");
         if (active.isEmpty() || total.isEmpty() || pending.isEmpty()) return null;
         double size = total.get().max(), lent = active.get().median(), waiting = pending.get().median();
         double statements = PoolSizeRule.statementsBusy(ev);
         if (!(size > 0 && lent >= FULL * size && waiting >= 1 && statements < IDLE_HELD * lent)) return null;
-        Table t = ev.table("calls").get();
         int top = LockContentionRule.costliestSql(ev);
         // A blocking driver's connection between statements is still the thread's (reading rows, mapping
         // them, a leak): only a reactive client's lent connection is held by nothing but its chain.
