@@ -27,4 +27,9 @@ public final class Stats {
     public static double ratio(double a, double b) {
         return Double.isFinite(a) && Double.isFinite(b) && b != 0 ? a / b : Double.NaN;
     }
+
+    /** v, or 0 when it was not measured (NaN) or is infinite: for sums and comparisons that read "none" as zero. */
+    public static double finite(double v) {
+        return Double.isFinite(v) ? v : 0;
+    }
 }

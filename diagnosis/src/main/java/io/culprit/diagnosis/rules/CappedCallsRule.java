@@ -1,5 +1,7 @@
 package io.culprit.diagnosis.rules;
 
+import static io.culprit.diagnosis.Stats.finite;
+
 import io.culprit.diagnosis.CpuProfile;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
@@ -139,9 +141,5 @@ public final class CappedCallsRule implements Rule {
             return false;
         });
         return under.samples() > 0;
-    }
-
-    private static double finite(double v) {
-        return Double.isFinite(v) ? v : 0;
     }
 }

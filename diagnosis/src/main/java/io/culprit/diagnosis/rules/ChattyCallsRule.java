@@ -1,5 +1,7 @@
 package io.culprit.diagnosis.rules;
 
+import static io.culprit.diagnosis.Stats.finite;
+
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Frames;
@@ -173,10 +175,6 @@ public final class ChattyCallsRule implements Rule {
     /** A call's mean time: microseconds below a tenth of a millisecond, where "0 ms" would say nothing. */
     private static String each(double ms) {
         return ms < 0.1 ? String.format(Locale.ROOT, "%.0f µs", ms * 1000) : Fmt.ms(ms);
-    }
-
-    private static double finite(double v) {
-        return Double.isFinite(v) ? v : 0;
     }
 
     /** A repeated read this slow on its own is also worth its plan: the loop multiplies it. */

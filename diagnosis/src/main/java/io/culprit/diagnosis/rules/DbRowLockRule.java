@@ -1,5 +1,7 @@
 package io.culprit.diagnosis.rules;
 
+import static io.culprit.diagnosis.Stats.finite;
+
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Frames;
@@ -304,9 +306,5 @@ public final class DbRowLockRule implements Rule {
     private static String stackTarget(String frame) {
         String target = Frames.classAndMethod(frame);
         return target == null ? frame : target;
-    }
-
-    private static double finite(double v) {
-        return Double.isFinite(v) ? v : 0;
     }
 }

@@ -1,5 +1,7 @@
 package io.culprit.diagnosis.rules;
 
+import static io.culprit.diagnosis.Stats.finite;
+
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Frames;
@@ -162,9 +164,5 @@ public final class EventLoopBlockingRule implements Rule {
         double events = t.number(row, "events");
         double loop = finite(t.number(row, "eventLoop"));
         return events > 0 ? finite(t.number(row, column)) * loop / events : 0;
-    }
-
-    private static double finite(double v) {
-        return Double.isFinite(v) ? v : 0;
     }
 }

@@ -1,5 +1,7 @@
 package io.culprit.diagnosis.rules;
 
+import static io.culprit.diagnosis.Stats.finite;
+
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Numbers;
@@ -214,9 +216,5 @@ final class GcTrigger {
     /** The site of most sampled allocation (gc-pressure's summary prints it with its share); null when none carries enough. */
     private static String topSite(Evidence ev) {
         return GcPressureRule.allocationSites(ev).map(t -> t.text(0, "site")).orElse(null);
-    }
-
-    private static double finite(double v) {
-        return Double.isFinite(v) ? v : 0;
     }
 }

@@ -1,5 +1,7 @@
 package io.culprit.diagnosis.rules;
 
+import static io.culprit.diagnosis.Stats.finite;
+
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Numbers;
@@ -110,9 +112,5 @@ public final class SequentialCallsRule implements Rule {
             count += finite(t.number(i, "count"));
         }
         return count > 0 ? ms / count : Double.NaN;
-    }
-
-    private static double finite(double v) {
-        return Double.isFinite(v) ? v : 0;
     }
 }

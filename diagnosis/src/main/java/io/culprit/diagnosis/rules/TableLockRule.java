@@ -1,5 +1,7 @@
 package io.culprit.diagnosis.rules;
 
+import static io.culprit.diagnosis.Stats.finite;
+
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Frames;
@@ -105,9 +107,5 @@ public final class TableLockRule implements Rule {
     static String relation(String sql) {
         Matcher m = MAINTENANCE.matcher(sql == null ? "" : sql);
         return m.find() ? m.group("rel") : null;
-    }
-
-    private static double finite(double v) {
-        return Double.isFinite(v) ? v : 0;
     }
 }

@@ -1,5 +1,7 @@
 package io.culprit.diagnosis.rules;
 
+import static io.culprit.diagnosis.Stats.finite;
+
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Frames;
@@ -114,9 +116,5 @@ final class VmOperation {
         String lc = op.toLowerCase(Locale.ROOT);
         return lc.contains("collect") || lc.startsWith("g1") || lc.startsWith("z") || lc.contains("shenandoah")
                 || lc.startsWith("parallelgc") || lc.endsWith("gc");
-    }
-
-    private static double finite(double v) {
-        return Double.isFinite(v) ? v : 0;
     }
 }
