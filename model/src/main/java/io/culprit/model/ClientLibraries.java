@@ -29,7 +29,9 @@ public final class ClientLibraries {
         // R2DBC: its SPI, pool and drivers (PostgreSQL's and H2's under io.r2dbc., MariaDB's under org.mariadb.), MySQL's
         "io.r2dbc.", "io.asyncer.r2dbc.", "dev.miku.r2dbc.",
         // the Vert.x SQL client and its drivers (Quarkus' reactive datasources)
-        "io.vertx.sqlclient.", "io.vertx.pgclient.", "io.vertx.mysqlclient.", "io.vertx.mssqlclient.", "io.vertx.db2client.", "io.vertx.oracleclient."
+        "io.vertx.sqlclient.", "io.vertx.pgclient.", "io.vertx.mysqlclient.", "io.vertx.mssqlclient.", "io.vertx.db2client.", "io.vertx.oracleclient.",
+        // Helidon's DbClient (over JDBC and a pool)
+        "io.helidon.dbclient."
     };
     /** The JDBC methods culprit's SQL probe times, in every driver's statements (see {@link #isProbed}). */
     private static final Set<String> JDBC_EXECUTE = Set.of("execute", "executeQuery", "executeUpdate",
@@ -38,7 +40,7 @@ public final class ClientLibraries {
     private static final String[] REMOTE = {
         "redis.clients.", "io.lettuce.", "org.redisson.", "okhttp3.", "okio.", "org.apache.hc.", "org.apache.http.",
         "io.netty.", "reactor.", "kotlin.", "kotlinx.", "feign.", "retrofit2.", "io.github.resilience4j.",
-        "com.netflix.hystrix.", "org.eclipse.jetty.client.", "io.vertx.redis."
+        "com.netflix.hystrix.", "org.eclipse.jetty.client.", "io.vertx.redis.", "io.helidon.webclient."
     };
 
     /**
@@ -53,7 +55,8 @@ public final class ClientLibraries {
         // only up to the response head: the body the caller reads afterwards is no call's time
         "sun.net.www.protocol.http.HttpURLConnection.getInputStream0", "org.apache.hc.client5.", "okhttp3.",
         "redis.clients.jedis.", "io.lettuce.", "org.springframework.http.client.",
-        "org.springframework.web.reactive.function.client.", "io.r2dbc.postgresql.", "io.vertx.sqlclient.", "io.vertx.redis."
+        "org.springframework.web.reactive.function.client.", "io.r2dbc.postgresql.", "io.vertx.sqlclient.", "io.vertx.redis.",
+        "io.helidon.webclient."
     };
 
     /**

@@ -129,6 +129,7 @@ final class CallProbe {
         h.addAll(new VertxSqlHooks(this).hooks());
         h.addAll(new VertxRedisHooks(this).hooks());
         h.addAll(new VertxHttpClientHooks(this).hooks());
+        h.addAll(new HelidonClientHooks(this).hooks());
         return h;
     }
 

@@ -159,11 +159,13 @@ final class CallSite {
     /**
      * The servers' own frames, below a controller that calls a client directly: not a call site's
      * caller. Vert.x's core and Web router too: a handler's next step runs inside its futures'
-     * composition, whose frame would otherwise name every call a Vert.x service makes.
+     * composition, whose frame would otherwise name every call a Vert.x service makes. Helidon's
+     * WebServer (its routing and filters run every handler).
      */
     private static boolean server(String className) {
         return className.startsWith("org.apache.catalina.") || className.startsWith("org.apache.coyote.")
                 || className.startsWith("org.apache.tomcat.") || className.startsWith("org.eclipse.jetty.")
-                || className.startsWith("io.undertow.") || className.startsWith("io.vertx.core.") || className.startsWith("io.vertx.ext.web.");
+                || className.startsWith("io.undertow.") || className.startsWith("io.vertx.core.") || className.startsWith("io.vertx.ext.web.")
+                || className.startsWith("io.helidon.webserver.");
     }
 }

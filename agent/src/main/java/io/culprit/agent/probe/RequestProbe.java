@@ -13,7 +13,7 @@ import org.HdrHistogram.Histogram;
 /**
  * HTTP requests at two depths: the container (Tomcat's {@code CoyoteAdapter.service}, Jetty's
  * {@code Server.handle} ({@link JettyHooks}), Undertow's {@code Connectors.executeRootHandler}
- * ({@link UndertowHooks}): filters, servlet, everything) and Spring's
+ * ({@link UndertowHooks}), Helidon's routing ({@link HelidonHooks}): filters, servlet, everything) and Spring's
  * {@code DispatcherServlet.doDispatch} (the handler). Both run on the request's thread for a
  * synchronous request, so the handler's time and route travel to the container's exit in
  * per-thread state ({@link PerThread}). The difference is what filters and the container add.
@@ -30,7 +30,7 @@ final class RequestProbe {
     static final long[] GAP_BUCKETS_MS = {0, 100, 1_000, 10_000, 60_000};
     /** The classes whose container hooks count requests: one of them woven means requests are observed. */
     static final List<String> CONTAINERS = List.of(COYOTE_ADAPTER, JettyHooks.SERVER, UndertowHooks.CONNECTORS,
-            ReactorNettyHooks.SERVER_OPERATIONS, VertxHooks.REQUEST, VertxHooks.REQUEST_51);
+            ReactorNettyHooks.SERVER_OPERATIONS, VertxHooks.REQUEST, VertxHooks.REQUEST_51, HelidonHooks.ROUTING);
     /** Container calls nested on one thread (Undertow runs a dispatch in place): more is a runaway, not a request. */
     private static final int MAX_DEPTH = 62;
 
@@ -125,6 +125,7 @@ final class RequestProbe {
         h.addAll(UndertowHooks.hooks(this));
         h.addAll(ReactorNettyHooks.hooks(this));
         h.addAll(new VertxHooks(this).hooks());
+        h.addAll(new HelidonHooks(this).hooks());
         return h;
     }
 
@@ -150,6 +151,15 @@ final class RequestProbe {
     void handOff() {
         long[] s = state();
         s[HANDED_ON] |= 1L << s[DEPTH];
+    }
+
+    /**
+     * The route of the request now in the container on this thread, for servers whose own entry
+     * point knows it (Helidon's routing); a handler's route named earlier (Spring's) is kept.
+     */
+    void routed(RouteStats route) {
+        long[] s = state();
+        if (s[ROUTE] == 0) s[ROUTE] = route.index + 1;
     }
 
     /** A container hook's exit, {@code end} read first thing; status NaN when unknown. */
