@@ -16,12 +16,16 @@ import java.util.concurrent.atomic.LongAdder;
  * and evictions without touching its lookups. A map evicting on most requests is smaller than the
  * keys the requests use, and every eviction is a value computed again later; the profile and the
  * calls say what computing one costs (diagnosis' cache-misses). The method that fills the map is
- * found with one stack walk per class, at its first eviction.
+ * found with one stack walk per class, at its first eviction, and the evicted key's class is
+ * looked at then too: a key whose class keeps Object's equals or hashCode is equal only to
+ * itself, so a key made afresh for each lookup never finds the entry stored under an equal one,
+ * and the cache misses whatever its bound.
  */
 final class LruMaps {
 
     static final String BASE = "java.util.LinkedHashMap";
-    static final List<String> COLUMNS = List.of("map", "bound", "inserts", "evictions", "evictionsPerRequest", "filler", "fillPath");
+    static final List<String> COLUMNS = List.of("map", "bound", "inserts", "evictions", "evictionsPerRequest", "filler", "fillPath",
+            "key", "keyEquality");
     /**
      * Frameworks' own subclasses, left unwoven: Spring's LinkedCaseInsensitiveMap bounds nothing
      * but is called for every header of every request, and the rest are not caches of computed values.
@@ -38,6 +42,9 @@ final class LruMaps {
         /** The largest size the map was trimmed back to; -1 before its first eviction. Racy max: a bound is one number. */
         volatile int bound = -1;
         volatile CallSite filler;
+        /** The class of the first evicted key, and whether it compares by identity: set with the filler. */
+        volatile String key;
+        volatile boolean identityKey;
 
         Stats(String map) {
             this.map = map;
@@ -48,16 +55,16 @@ final class LruMaps {
 
     Hook hook() {
         return new Hook(BASE, "removeEldestEntry", Set.of("removeEldestEntry"), "(Ljava/util/Map$Entry;)Z",
-                Hook.EXIT | Hook.SELF | Hook.RETURNED, FRAMEWORKS) {
+                Hook.EXIT | Hook.SELF | Hook.ARG0 | Hook.RETURNED, FRAMEWORKS) {
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                if (self instanceof Map) record((Map<?, ?>) self, Boolean.TRUE.equals(returned));
+                if (self instanceof Map) record((Map<?, ?>) self, Boolean.TRUE.equals(returned), arg0);
             }
         };
     }
 
-    /** One new key in {@code map}; {@code evicted} when its eldest entry goes for it. */
-    void record(Map<?, ?> map, boolean evicted) {
+    /** One new key in {@code map}; {@code evicted} when its eldest entry goes for it, {@code eldest} that entry. */
+    void record(Map<?, ?> map, boolean evicted, Object eldest) {
         Class<?> c = map.getClass();
         Stats s = byClass.get(c);
         if (s == null) s = byClass.computeIfAbsent(c, k -> new Stats(k.getName()));
@@ -66,7 +73,27 @@ final class LruMaps {
         s.evictions.increment();
         int bound = map.size() - 1;  // the new entry is in; the eldest leaves after this returns
         if (bound > s.bound) s.bound = bound;
-        if (s.filler == null) s.filler = CallSite.outside(c);
+        if (s.filler != null) return;
+        Object key = eldest instanceof Map.Entry ? ((Map.Entry<?, ?>) eldest).getKey() : null;
+        if (key != null) {
+            s.identityKey = comparesByIdentity(key.getClass());
+            s.key = key.getClass().getName();
+        }
+        s.filler = CallSite.outside(c);
+    }
+
+    /**
+     * Whether instances of {@code k} are equal only to themselves: equals or hashCode is Object's.
+     * Enums and classes are canonical (one instance per value), so identity is their value.
+     */
+    static boolean comparesByIdentity(Class<?> k) {
+        if (k.isEnum() || Enum.class.isAssignableFrom(k) || k == Class.class) return false;
+        try {
+            return k.getMethod("equals", Object.class).getDeclaringClass() == Object.class
+                    || k.getMethod("hashCode").getDeclaringClass() == Object.class;
+        } catch (NoSuchMethodException | SecurityException e) {
+            return false;
+        }
     }
 
     /** Rows of table {@code lru-maps}, most evictions first. */
@@ -83,6 +110,8 @@ final class LruMaps {
             CallSite f = s.filler;
             r.put("filler", f == null ? null : f.caller);
             r.put("fillPath", f == null ? null : f.path);
+            r.put("key", s.key);
+            r.put("keyEquality", s.key == null ? null : s.identityKey ? "identity" : "value");
             rows.add(r);
         }
         rows.sort(Comparator.comparingLong((Map<String, Object> r) -> (Long) r.get("evictions")).reversed());

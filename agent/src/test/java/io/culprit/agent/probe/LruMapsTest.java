@@ -2,6 +2,7 @@ package io.culprit.agent.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import example.shop.LaneQuotes;
 import example.shop.RegionRates;
 import io.culprit.agent.instrument.Instrumenter;
 import java.util.List;
@@ -39,8 +40,24 @@ class LruMapsTest {
         assertThat(evictions).as("the small map evicts for all but its first 64 fills; the large never").isEqualTo(1_000 - 64);
         assertThat((String) row.get("filler")).startsWith(RegionRates.class.getName() + ".rate:");
         assertThat((double) row.get("evictionsPerRequest")).isEqualTo(evictions / 2_000.0);
+        assertThat(row).containsEntry("key", "java.lang.String").containsEntry("keyEquality", "value");
         assertThat(ProbeContext.run(new CachesCommand(), false).text())
                 .containsPattern("RegionRates\\$1\\s+64\\s+1400\\s+936\\s+\\S+\\s+example\\.shop\\.RegionRates\\.rate:");
+    }
+
+    @Test
+    void aKeyWithoutEqualsMissesEveryTimeAndIsNamed() throws Exception {
+        new LaneQuotes().quote("DE", "FR");
+        Probes p = Probes.ensure(ProbeContext.INST);
+        LaneQuotes quotes = new LaneQuotes();
+        for (int i = 0; i < 1_000; i++) quotes.quote("DE", "FR");  // one lane, asked 1,000 times
+
+        Map<String, Object> row = p.lruMaps.rows(1_000).get(0);
+        assertThat(row).containsEntry("inserts", 1_000L).containsEntry("evictions", 900L);
+        assertThat(row).containsEntry("key", LaneQuotes.class.getName() + "$Lane").containsEntry("keyEquality", "identity");
+        assertThat(LruMaps.comparesByIdentity(java.util.List.class)).isFalse();
+        assertThat(LruMaps.comparesByIdentity(java.util.concurrent.TimeUnit.class)).as("an enum's constants are its values").isFalse();
+        assertThat(LruMaps.comparesByIdentity(Object.class)).isTrue();
     }
 
     @Test

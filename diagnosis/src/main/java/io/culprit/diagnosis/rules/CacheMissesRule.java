@@ -88,21 +88,37 @@ public final class CacheMissesRule implements Rule {
                 : "; " + filler + " holds " + n.tag(Fmt.pct(lru.cpuShare), ev.cpuRef()) + " of the CPU samples.";
         double share = lru.cost();
         String mapName = lru.map.substring(lru.map.lastIndexOf('.') + 1);
-        return finding(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).evidence("tables/lru-maps")
-                .culprit(lru.filler)
-                .summary("the LRU map " + lru.map + " keeps " + n.tag(Fmt.num(lru.bound), ref) + " entries and threw one out on "
-                        + n.tag(Fmt.pct(Math.min(1, lru.perRequest)), ref) + (lru.perRequest > 1 ? " (more than one per request)" : "")
-                        + " of the requests (" + n.tag(Fmt.num(lru.evictions), ref) + " evictions): each eviction is a value that "
-                        + filler + ", which fills the map, computes again" + cost)
-                .explanation("A cache that holds the keys the requests use evicts almost nothing once warm. This one, a"
-                        + " LinkedHashMap bounded in removeEldestEntry, is smaller than its working set: an entry is thrown"
-                        + " out before it is asked for again, so nearly every request misses, computes the value again and"
-                        + " evicts another that a later request needs. The cost shows under the method that fills the map"
-                        + " (" + lru.fillPath + "), not under any cache frame, and reads as that computation being slow.")
-                .fix("Raise the bound of " + mapName + " above the number of keys in use (it keeps " + lru.bound + "; count the"
-                        + " distinct keys the traffic brings), or replace the map with a Caffeine cache (maximumSize,"
-                        + " recordStats()) whose hit rate its metrics show; a synchronized LinkedHashMap is also one lock for"
-                        + " every request. If the keys really are that many, make the value cheaper to compute or load them in bulk.")
+        String summary = "the LRU map " + lru.map + " keeps " + n.tag(Fmt.num(lru.bound), ref) + " entries and threw one out on "
+                + n.tag(Fmt.pct(Math.min(1, lru.perRequest)), ref) + (lru.perRequest > 1 ? " (more than one per request)" : "")
+                + " of the requests (" + n.tag(Fmt.num(lru.evictions), ref) + " evictions): each eviction is a value that "
+                + filler + ", which fills the map, computes again" + cost;
+        Finding.Builder b = finding(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).evidence("tables/lru-maps")
+                .culprit(lru.filler);
+        if (lru.identityKeys) {
+            String key = lru.key.substring(lru.key.lastIndexOf('.') + 1);
+            b.summary(summary + " Its keys, " + lru.key + ", keep Object's equals and hashCode: a key made for a lookup"
+                            + " never equals the one stored, so every lookup misses whatever the bound.")
+                    .explanation("A hash map finds an entry by its key's hashCode and equals. " + key + " keeps Object's,"
+                            + " which are the instance's identity: two keys built from the same values are two keys. Each"
+                            + " lookup builds its key afresh, misses, computes the value again (" + lru.fillPath + ") and"
+                            + " stores it under a key no later lookup can match, and the bound throws out entries nothing can"
+                            + " find any more. A bigger bound would only keep more of them.")
+                    .fix("Give " + key + " equals and hashCode over the fields that identify a value (a record has them), or"
+                            + " key the map by a value that has them (a String of those fields). The bound then only"
+                            + " needs to cover the distinct keys in use.");
+        } else {
+            b.summary(summary)
+                    .explanation("A cache that holds the keys the requests use evicts almost nothing once warm. This one, a"
+                            + " LinkedHashMap bounded in removeEldestEntry, is smaller than its working set: an entry is thrown"
+                            + " out before it is asked for again, so nearly every request misses, computes the value again and"
+                            + " evicts another that a later request needs. The cost shows under the method that fills the map"
+                            + " (" + lru.fillPath + "), not under any cache frame, and reads as that computation being slow.")
+                    .fix("Raise the bound of " + mapName + " above the number of keys in use (it keeps " + lru.bound + "; count the"
+                            + " distinct keys the traffic brings), or replace the map with a Caffeine cache (maximumSize,"
+                            + " recordStats()) whose hit rate its metrics show; a synchronized LinkedHashMap is also one lock for"
+                            + " every request. If the keys really are that many, make the value cheaper to compute or load them in bulk.");
+        }
+        return b
                 .confirm(ev.confirm("monitor -c 5 " + lru.map + " removeEldestEntry") + ": calls per request are the misses")
                 .explains("cpu-hotspot").explains("cpu-saturation").explains("tail-latency")
                 .explains("slow-calls").explains("chatty-calls")

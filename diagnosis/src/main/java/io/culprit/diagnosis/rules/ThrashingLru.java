@@ -12,7 +12,9 @@ import java.util.Optional;
  * requests. Nothing in the profile names such a cache (its lookups return null, and the caller
  * computes and puts), so what its misses cost is read under the method that fills it: the CPU
  * samples with that method on the stack, and the dependency calls it makes. A cache that evicts
- * a few entries while holding the requests' working set costs next to nothing there.
+ * a few entries while holding the requests' working set costs next to nothing there. A map whose
+ * keys compare by identity ({@code keyEquality}, read by the agent from the evicted key's class)
+ * is not too small: no lookup with a freshly made key can find anything in it.
  */
 final class ThrashingLru {
 
@@ -30,6 +32,10 @@ final class ThrashingLru {
     /** Share of the requests' time in dependency calls made by the filler. */
     final double callShare;
     final String call;
+    /** The evicted keys' class; null when the case file does not say. */
+    final String key;
+    /** Whether the keys keep Object's equals or hashCode. */
+    final boolean identityKeys;
 
     private ThrashingLru(Table t, int row, double perRequest, double cpuShare, double callShare, String call) {
         this.row = row;
@@ -42,6 +48,8 @@ final class ThrashingLru {
         this.cpuShare = cpuShare;
         this.callShare = callShare;
         this.call = call;
+        this.key = t.text(row, "key");
+        this.identityKeys = "identity".equals(t.text(row, "keyEquality"));
     }
 
     /** What the misses cost: the larger of the filler's CPU share and its calls' share of request time. */
