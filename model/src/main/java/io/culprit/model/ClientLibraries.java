@@ -30,8 +30,8 @@ public final class ClientLibraries {
         "io.r2dbc.", "io.asyncer.r2dbc.", "dev.miku.r2dbc.",
         // the Vert.x SQL client and its drivers (Quarkus' reactive datasources)
         "io.vertx.sqlclient.", "io.vertx.pgclient.", "io.vertx.mysqlclient.", "io.vertx.mssqlclient.", "io.vertx.db2client.", "io.vertx.oracleclient.",
-        // Helidon's DbClient (over JDBC and a pool)
-        "io.helidon.dbclient."
+        // Helidon's DbClient (over JDBC and a pool), Micronaut Data and its transactions
+        "io.helidon.dbclient.", "io.micronaut.data.", "io.micronaut.transaction."
     };
     /** The JDBC methods culprit's SQL probe times, in every driver's statements (see {@link #isProbed}). */
     private static final Set<String> JDBC_EXECUTE = Set.of("execute", "executeQuery", "executeUpdate",
@@ -40,7 +40,8 @@ public final class ClientLibraries {
     private static final String[] REMOTE = {
         "redis.clients.", "io.lettuce.", "org.redisson.", "okhttp3.", "okio.", "org.apache.hc.", "org.apache.http.",
         "io.netty.", "reactor.", "kotlin.", "kotlinx.", "feign.", "retrofit2.", "io.github.resilience4j.",
-        "com.netflix.hystrix.", "org.eclipse.jetty.client.", "io.vertx.redis.", "io.helidon.webclient."
+        "com.netflix.hystrix.", "org.eclipse.jetty.client.", "io.vertx.redis.", "io.helidon.webclient.",
+        "io.micronaut.http.client.", "io.micronaut.redis."
     };
 
     /**

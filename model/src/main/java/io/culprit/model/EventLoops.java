@@ -9,8 +9,14 @@ package io.culprit.model;
 public final class EventLoops {
     private EventLoops() { }
 
+    /**
+     * Netty's own factory names a group's threads after its class ({@code nioEventLoopGroup-2-1},
+     * {@code epollEventLoopGroup-…}) behind any pool name; Micronaut's server names its group's
+     * threads {@code default-eventLoopGroup-5-1} (and a client's, {@code partner-nioEventLoopGroup-7-1}).
+     */
     public static boolean isEventLoopThread(String name) {
         return name != null && (name.startsWith("reactor-http-") || name.startsWith("reactor-tcp-") || name.contains("EventLoopGroup-")
+                || name.contains("eventLoopGroup-")
                 || name.startsWith("vert.x-eventloop-thread-") || name.contains("-ELG-"));
     }
 }

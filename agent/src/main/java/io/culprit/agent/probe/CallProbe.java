@@ -130,6 +130,7 @@ final class CallProbe {
         h.addAll(new VertxRedisHooks(this).hooks());
         h.addAll(new VertxHttpClientHooks(this).hooks());
         h.addAll(new HelidonClientHooks(this).hooks());
+        h.add(MicronautClientHooks.hook(this));
         return h;
     }
 
@@ -139,6 +140,19 @@ final class CallProbe {
      */
     boolean insideSpringRequest() {
         return springDepth.inside();
+    }
+
+    /**
+     * Another framework's client call that times the whole round trip on this thread (Micronaut's
+     * declarative client) and whose transport may be a client culprit also hooks: as with Spring's,
+     * the inner client leaves the call to it.
+     */
+    void outerClientEnter() {
+        springDepth.enter();
+    }
+
+    void outerClientExit() {
+        springDepth.exit();
     }
 
     /** Notes that this thread subscribed a WebClient exchange to {@code url} (see {@link #webClientUrl}). */

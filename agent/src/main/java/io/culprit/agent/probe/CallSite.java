@@ -153,19 +153,33 @@ final class CallSite {
         return className.startsWith("java.") || className.startsWith("javax.") || className.startsWith("jakarta.") || className.startsWith("jdk.")
                 || className.startsWith("sun.") || className.startsWith("com.sun.")
                 || className.startsWith("io.culprit.agent.") || className.startsWith("io.culprit.bootstrap.")
-                || className.startsWith("io.culprit.jfr.") || ClientLibraries.isClient(className) || server(className);
+                || className.startsWith("io.culprit.jfr.") || ClientLibraries.isClient(className) || server(className)
+                || generated(className);
+    }
+
+    /**
+     * Classes a framework generates around the application's own: Micronaut's AOP subclasses
+     * ({@code $PartnerClient$Intercepted}, which implement a declarative client's interface; {@code $X$Definition$Exec},
+     * which dispatches to a bean's method) and
+     * CGLIB's and Byte Buddy's ({@code $$}), JDK proxies: the application method that called into
+     * one is the call site.
+     */
+    private static boolean generated(String className) {
+        return className.contains("$Intercepted") || className.contains("$Definition$") || className.contains("$$") || className.startsWith("jdk.proxy")
+                || className.contains("$Proxy");
     }
 
     /**
      * The servers' own frames, below a controller that calls a client directly: not a call site's
      * caller. Vert.x's core and Web router too: a handler's next step runs inside its futures'
      * composition, whose frame would otherwise name every call a Vert.x service makes. Helidon's
-     * WebServer (its routing and filters run every handler).
+     * WebServer (its routing and filters run every handler), and Micronaut (its server, its
+     * executors and reactive plumbing, its AOP interceptors around the application's beans).
      */
     private static boolean server(String className) {
         return className.startsWith("org.apache.catalina.") || className.startsWith("org.apache.coyote.")
                 || className.startsWith("org.apache.tomcat.") || className.startsWith("org.eclipse.jetty.")
                 || className.startsWith("io.undertow.") || className.startsWith("io.vertx.core.") || className.startsWith("io.vertx.ext.web.")
-                || className.startsWith("io.helidon.webserver.");
+                || className.startsWith("io.helidon.webserver.") || className.startsWith("io.micronaut.");
     }
 }

@@ -76,14 +76,27 @@ final class ConstructionProbe {
     }
 
     private static String caller(String type) {
+        String library = library(type);
         return WALKER.walk(frames -> frames
                 .filter(f -> {
                     String c = f.getClassName();
-                    return !c.startsWith(type) && !c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("sun.")
+                    return !c.startsWith(type) && !c.startsWith(library) && !c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("sun.")
                             && !c.startsWith("io.culprit.bootstrap.") && !c.startsWith("io.culprit.agent.instrument.")
                             && !c.equals(SELF) && !c.startsWith(SELF + "$");
                 })
                 .findFirst().map(f -> f.getClassName() + "." + f.getMethodName() + ":" + f.getLineNumber()).orElse("(unknown)"));
+    }
+
+    /**
+     * The type's library, as the first three segments of its package ({@code com.fasterxml.jackson.}):
+     * its own subclasses and builders are not the caller (a JsonMapper's builder makes an
+     * ObjectMapper through JsonMapper's constructor).
+     */
+    static String library(String type) {
+        int dot = type.lastIndexOf('.');
+        if (dot < 0) return type;
+        String[] segments = type.substring(0, dot).split("\\.");
+        return String.join(".", java.util.Arrays.copyOf(segments, Math.min(3, segments.length))) + ".";
     }
 
     /** Rows of table {@code construction}, most built first. */

@@ -75,6 +75,10 @@ public final class ProbeEvidence {
             caseFile.write(new Table("logging", LOGGING, p.logging.rows(p.seconds()), meta));
             written.add("tables/logging");
         }
+        if (p.discardedLogs.woven(p)) {
+            caseFile.write(new Table("discarded-logs", DiscardedLogs.COLUMNS, p.discardedLogs.rows(p.requests.count()), meta));
+            written.add("tables/discarded-logs");
+        }
         if (p.pools.onVirtualThreads()) {
             // Why the thread dumps stopped early, if they did: the rows then cover part of the run only.
             Map<String, Object> sampled = new LinkedHashMap<>(meta);

@@ -38,6 +38,7 @@ public final class Probes {
     final CallProbe calls = new CallProbe(thresholds, pools);
     final BeanProbe beans = new BeanProbe();
     final LoggingProbe logging = new LoggingProbe();
+    final DiscardedLogs discardedLogs = new DiscardedLogs();
     final ConstructionProbe construction = new ConstructionProbe();
     final LruMaps lruMaps = new LruMaps();
     /** Sampled once a window while the container runs requests on virtual threads. */
@@ -111,6 +112,7 @@ public final class Probes {
         hooks.addAll(callHooks);
         hooks.addAll(beans.hooks());
         hooks.addAll(logging.hooks());
+        hooks.addAll(discardedLogs.hooks());
         hooks.addAll(construction.hooks());
         hooks.add(lruMaps.hook());
         return hooks;

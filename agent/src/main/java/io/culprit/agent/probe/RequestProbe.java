@@ -20,7 +20,8 @@ import org.HdrHistogram.Histogram;
  * A finished request goes into its thread's own log ({@link EventLog}); the window, the routes
  * and the idle-gap buckets are folded from those logs when they are read. Event-loop servers,
  * whose requests end on another call than they start ({@link ReactorNettyHooks}, {@link VertxHooks}),
- * count in flight apart ({@link #asyncStarted}) and have no handler time.
+ * count in flight apart ({@link #asyncStarted}) and have no handler time; so do Micronaut's
+ * ({@link MicronautHooks}).
  */
 final class RequestProbe {
 
@@ -30,7 +31,8 @@ final class RequestProbe {
     static final long[] GAP_BUCKETS_MS = {0, 100, 1_000, 10_000, 60_000};
     /** The classes whose container hooks count requests: one of them woven means requests are observed. */
     static final List<String> CONTAINERS = List.of(COYOTE_ADAPTER, JettyHooks.SERVER, UndertowHooks.CONNECTORS,
-            ReactorNettyHooks.SERVER_OPERATIONS, VertxHooks.REQUEST, VertxHooks.REQUEST_51, HelidonHooks.ROUTING);
+            ReactorNettyHooks.SERVER_OPERATIONS, VertxHooks.REQUEST, VertxHooks.REQUEST_51, HelidonHooks.ROUTING,
+            MicronautHooks.REQUEST);
     /** Container calls nested on one thread (Undertow runs a dispatch in place): more is a runaway, not a request. */
     private static final int MAX_DEPTH = 62;
 
@@ -126,6 +128,7 @@ final class RequestProbe {
         h.addAll(ReactorNettyHooks.hooks(this));
         h.addAll(new VertxHooks(this).hooks());
         h.addAll(new HelidonHooks(this).hooks());
+        h.addAll(new MicronautHooks(this).hooks());
         return h;
     }
 

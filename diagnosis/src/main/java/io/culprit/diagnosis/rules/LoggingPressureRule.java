@@ -1,5 +1,7 @@
 package io.culprit.diagnosis.rules;
 
+import static io.culprit.diagnosis.Stats.finite;
+
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Numbers;
@@ -58,13 +60,13 @@ public final class LoggingPressureRule implements Rule {
         double events = 0, stacks = 0, appenderMs = 0;
         int top = -1;
         for (int i = 0; i < t.rows().size(); i++) {
-            events += zero(t.number(i, "events"));
-            stacks += zero(t.number(i, "withStackTrace"));
-            appenderMs += zero(t.number(i, "appenderMs"));
+            events += finite(t.number(i, "events"));
+            stacks += finite(t.number(i, "withStackTrace"));
+            appenderMs += finite(t.number(i, "appenderMs"));
             // the row with the most stack traces; without any, the one with the most events
-            if (top < 0 || zero(t.number(i, "withStackTrace")) > zero(t.number(top, "withStackTrace"))
-                    || (zero(t.number(i, "withStackTrace")) == zero(t.number(top, "withStackTrace"))
-                        && zero(t.number(i, "events")) > zero(t.number(top, "events")))) top = i;
+            if (top < 0 || finite(t.number(i, "withStackTrace")) > finite(t.number(top, "withStackTrace"))
+                    || (finite(t.number(i, "withStackTrace")) == finite(t.number(top, "withStackTrace"))
+                        && finite(t.number(i, "events")) > finite(t.number(top, "events")))) top = i;
         }
         double cpus = ev.cpus() > 0 ? ev.cpus() : 1;
         // The probe times appenders from entry to exit: wall time, which includes waiting for the
@@ -154,7 +156,7 @@ public final class LoggingPressureRule implements Rule {
     /** The row with the most events, -1 for an empty table. */
     private static int busiest(Table t) {
         int best = -1;
-        for (int i = 0; i < t.rows().size(); i++) if (best < 0 || zero(t.number(i, "events")) > zero(t.number(best, "events"))) best = i;
+        for (int i = 0; i < t.rows().size(); i++) if (best < 0 || finite(t.number(i, "events")) > finite(t.number(best, "events"))) best = i;
         return best;
     }
 
@@ -168,7 +170,7 @@ public final class LoggingPressureRule implements Rule {
     private static double debugShare(Table t) {
         double all = 0, debug = 0;
         for (int i = 0; i < t.rows().size(); i++) {
-            double e = zero(t.number(i, "events"));
+            double e = finite(t.number(i, "events"));
             all += e;
             if (DEBUG_LEVELS.contains(Evidence.text(t, i, "level"))) debug += e;
         }
@@ -386,9 +388,5 @@ public final class LoggingPressureRule implements Rule {
     static boolean isLogging(String frame) {
         for (String p : LOGGING) if (frame.startsWith(p)) return true;
         return false;
-    }
-
-    private static double zero(double v) {
-        return Double.isFinite(v) ? v : 0;
     }
 }

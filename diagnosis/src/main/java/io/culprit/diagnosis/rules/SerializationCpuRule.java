@@ -1,5 +1,7 @@
 package io.culprit.diagnosis.rules;
 
+import static io.culprit.diagnosis.Stats.finite;
+
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Numbers;
@@ -86,7 +88,7 @@ public final class SerializationCpuRule implements Rule {
                     .summary("only " + tableSamples + " CPU sample" + (tableSamples == 1 ? "" : "s") + ": too few to weigh serialization.").build();
         }
         // The whole-stack share from the profile: nested serializer frames count once per sample.
-        double profiled = top < 0 ? 0 : zero(ev.cpuShare(SerializationCpuRule::isSerialization));
+        double profiled = top < 0 ? 0 : finite(ev.cpuShare(SerializationCpuRule::isSerialization));
         double tableShare = top < 0 || tableSamples < Evidence.MIN_HOTSPOT_SAMPLES ? 0 : t.number(top, "totalShare");
         double share = top < 0 ? 0 : Math.max(tableShare, profiled);
         String shareRef = top < 0 ? "tables/cpu-hotspots" : profiled >= tableShare ? ev.cpuRef() : "tables/cpu-hotspots#" + top;
@@ -102,6 +104,8 @@ public final class SerializationCpuRule implements Rule {
         boolean copy = app != null && deepCopy(ev, app);
         String source = reading && !copy ? sourceCall(ev, app) : null;
         double[] unsent = app == null || reading || copy ? null : notTheResponse(ev, app);
+        DroppedLogs dropped = unsent == null ? null : DroppedLogs.near(ev, app).orElse(null);
+        if (dropped != null) b.evidence("tables/discarded-logs").number(Fmt.num(dropped.perRequest), dropped.ref);
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(app != null ? app : frame)
                 .evidence("tables/cpu-hotspots#" + top)
                 .summary(frame + " is on the stack in " + Fmt.pct(share) + " of CPU samples ("
@@ -110,8 +114,10 @@ public final class SerializationCpuRule implements Rule {
                         + " ObjectOutputStream and reading them back with ObjectInputStream" : (reading ? ", parsing for " : ", serializing for ") + app)
                         + (source == null ? "" : ", what its " + source + " returns")
                         + (unsent == null ? "" : "; the application serializes it itself (" + Fmt.pct(unsent[0]) + " of CPU samples,"
-                        + " the response's converter " + Fmt.pct(unsent[1]) + "): a body written by hand, or a String built for"
-                        + " something else, such as a log argument evaluated although its level is off") + ".")
+                        + " the response's converter " + Fmt.pct(unsent[1]) + ")" + (dropped != null
+                        ? ", and " + dropped.clause() + ": the text is built for log messages that are never written"
+                        : ": a body written by hand, or a String built for something else, such as a log argument evaluated"
+                        + " although its level is off")) + ".")
                 .number(Fmt.pct(t.number(top, "selfShare")), "tables/cpu-hotspots#" + top)
                 .explanation("Serialization cost grows with payload size and object-graph depth; large responses,"
                         + " repeated mapping of the same data, or reflection-heavy settings make it dominate CPU.")
@@ -122,6 +128,10 @@ public final class SerializationCpuRule implements Rule {
                         : reading ? "The request parses a large payload each time: parse it once and keep the parsed form (cache it,"
                         + " refreshed when the data changes), read only the part the request needs (smaller keys or documents,"
                         + " a streaming JsonParser), or bind it to types with only the fields used."
+                        : dropped != null ? "Build the message only when its level is on: pass a Supplier (java.util.logging:"
+                        + " logger.fine(() -> ...); SLF4J 2: logger.atDebug().addArgument(() -> ...)) or guard the call with"
+                        + " " + dropped.guard() + ". Log a short"
+                        + " identifier rather than the whole object if the message is wanted at all."
                         : unsent != null ? "See where " + app + "'s serialized result goes. A log argument is evaluated even when its"
                         + " level is off: pass a Supplier (logger.atDebug().addArgument(() -> …)) or guard with isDebugEnabled(); an"
                         + " audit or cache copy can be made once per change, or off the request path. If it is the response, send less"
@@ -179,9 +189,5 @@ public final class SerializationCpuRule implements Rule {
             return t.text(i, "kind") + " " + SlowCallsRule.quote(t.text(i, "target")) + " (" + Fmt.num(t.number(i, "count")) + " calls)";
         }
         return null;
-    }
-
-    private static double zero(double v) {
-        return Double.isFinite(v) ? v : 0;
     }
 }

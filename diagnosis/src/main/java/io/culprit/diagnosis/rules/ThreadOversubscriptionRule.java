@@ -1,5 +1,7 @@
 package io.culprit.diagnosis.rules;
 
+import static io.culprit.diagnosis.Stats.finite;
+
 import io.culprit.diagnosis.ColumnStats;
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
@@ -94,7 +96,7 @@ public final class ThreadOversubscriptionRule implements Rule {
         int busyThreads = 0;
         double hottest = 0;
         for (int i = 0; i < t.rows().size(); i++) {
-            double core = (zero(t.number(i, "avgUser")) + zero(t.number(i, "avgSystem"))) * cpus;
+            double core = (finite(t.number(i, "avgUser")) + finite(t.number(i, "avgSystem"))) * cpus;
             if (core >= BUSY_THREAD_CORE_SHARE) busyThreads++;
             hottest = Math.max(hottest, core);
         }
@@ -117,9 +119,5 @@ public final class ThreadOversubscriptionRule implements Rule {
                 .fix("Size pools by Little's Law (rps × time per request, with headroom) rather than large defaults.")
                 .confirm(ev.confirm("thread -n 10 -i 1000") + " (many threads each at a few % CPU)")
                 .build());
-    }
-
-    private static double zero(double v) {
-        return Double.isFinite(v) ? v : 0;
     }
 }

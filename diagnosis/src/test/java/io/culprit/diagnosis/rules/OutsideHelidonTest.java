@@ -46,4 +46,14 @@ class OutsideHelidonTest {
         assertThat(f.summary()).contains("worst: redis \"KEYS\" P99 750 ms (threshold 10 ms), 451 calls");
         assertThat(f.fix()).startsWith("KEYS walks the whole keyspace in one step");
     }
+
+    @Test
+    void jsonBuiltForDroppedDebugMessagesIsNamedAsSuch() {
+        Finding f = new SerializationCpuRule().evaluate(Fixtures.evidence("outside-helidon-unused-debug-json"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).contains("com.acme.shipping.manifest.ManifestValidator's logger dropped 1,500 FINE messages a request"
+                + " for their level: the text is built for log messages that are never written");
+        assertThat(f.fix()).startsWith("Build the message only when its level is on").contains("logger.isLoggable(Level.FINE)");
+        assertThat(new SerializationCpuRule().evaluate(Fixtures.evidence("outside-helidon-unused-debug-json-fixed")).isProblem()).isFalse();
+    }
 }

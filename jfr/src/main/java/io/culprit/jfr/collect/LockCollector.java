@@ -134,6 +134,18 @@ public final class LockCollector implements EventCollector, SampleCollector {
     }
 
     /**
+     * A loop's wait inside its own selector's select: the wake-up handshake with the threads that
+     * hand it work ({@code EPollSelectorImpl.clearInterrupt} against their {@code wakeup()}), whose
+     * waits grow when those threads are off the CPU. The loop was about to wait for I/O anyway; a
+     * Micronaut service saturated by its executor's work read "event loop blocked 0.6 s per second"
+     * at Netty's select.
+     */
+    static boolean inSelector(List<String> stack) {
+        for (String f : stack) if (f.startsWith("sun.nio.ch.SelectorImpl.lockAndDoSelect")) return true;
+        return false;
+    }
+
+    /**
      * A park inside a client whose calls the probes time is that call's own wait: the JDK's
      * HttpClient.send parks on a CompletableFuture until the response is in. It is in the
      * {@code calls} table already; as a park it read as "work handed to another pool" and took the
@@ -194,7 +206,7 @@ public final class LockCollector implements EventCollector, SampleCollector {
     private static void record(Group g, RecordedEvent e, List<String> stack) {
         g.events++;
         // A wait on an event loop's thread stalls every connection that loop serves (event-loop-blocking reads it).
-        if (EventCollector.onEventLoop(e)) g.eventLoop++;
+        if (EventCollector.onEventLoop(e) && !inSelector(stack)) g.eventLoop++;
         g.blockedMs += EventCollector.ms(EventCollector.waited(e));
         g.waiters.add(stack);
     }

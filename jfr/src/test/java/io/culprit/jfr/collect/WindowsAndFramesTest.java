@@ -55,6 +55,12 @@ class WindowsAndFramesTest {
                 "org.apache.tomcat.util.threads.TaskQueue.poll:89", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask:913"))).isTrue();
         assertThat(LockCollector.idleWorker(List.of("java.util.concurrent.locks.ReentrantLock.lock:322",
                 "com.acme.Api.token:98", "java.util.concurrent.ThreadPoolExecutor.runWorker:1136"))).isFalse();
+        // A loop's wake-up handshake inside its own select is not the loop blocked by a request's work.
+        assertThat(LockCollector.inSelector(List.of("sun.nio.ch.EPollSelectorImpl.clearInterrupt:262",
+                "sun.nio.ch.EPollSelectorImpl.doSelect:135", "sun.nio.ch.SelectorImpl.lockAndDoSelect:129",
+                "io.netty.channel.nio.SelectedSelectionKeySetSelector.select:62"))).isTrue();
+        assertThat(LockCollector.inSelector(List.of("java.util.concurrent.CompletableFuture.join:2117",
+                "com.acme.Pricing.price:48", "io.netty.channel.AbstractChannelHandlerContext.fireChannelRead:356"))).isFalse();
     }
 
     @Test
