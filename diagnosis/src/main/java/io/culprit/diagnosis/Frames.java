@@ -284,6 +284,15 @@ public final class Frames {
         return null;
     }
 
+    /** {@code a.B$1.m:42} → {@code a.B}: the top-level class a frame's code belongs to (its nested and anonymous classes folded in). */
+    public static String topLevelClass(String frame) {
+        String m = stripLine(frame);
+        int dot = m.lastIndexOf('.');
+        String c = dot > 0 ? m.substring(0, dot) : m;
+        int nested = c.indexOf('$');
+        return nested > 0 ? c.substring(0, nested) : c;
+    }
+
     /** {@code a.B.m:42} → {@code a.B.m}; also {@code :-1}, the line of generated code (proxies). */
     public static String stripLine(String frame) {
         int colon = frame.lastIndexOf(':');

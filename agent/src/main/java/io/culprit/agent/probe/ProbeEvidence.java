@@ -90,6 +90,10 @@ public final class ProbeEvidence {
             caseFile.write(new Table("construction", CONSTRUCTION, p.construction.rows(p.requests.count()), meta));
             written.add("tables/construction");
         }
+        if (!p.cacheKeys.isEmpty()) {
+            caseFile.write(new Table("cache-keys", CacheKeys.COLUMNS, p.cacheKeys.rows(p.requests.count()), meta));
+            written.add("tables/cache-keys");
+        }
         if (!p.lruMaps.isEmpty()) {
             caseFile.write(new Table("lru-maps", LruMaps.COLUMNS, p.lruMaps.rows(p.requests.count()), meta));
             written.add("tables/lru-maps");

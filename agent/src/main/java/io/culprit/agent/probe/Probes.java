@@ -39,6 +39,7 @@ public final class Probes {
     final BeanProbe beans = new BeanProbe();
     final LoggingProbe logging = new LoggingProbe();
     final DiscardedLogs discardedLogs = new DiscardedLogs();
+    final CacheKeys cacheKeys = new CacheKeys();
     final ConstructionProbe construction = new ConstructionProbe();
     final LruMaps lruMaps = new LruMaps();
     /** Sampled once a window while the container runs requests on virtual threads. */
@@ -113,6 +114,7 @@ public final class Probes {
         hooks.addAll(beans.hooks());
         hooks.addAll(logging.hooks());
         hooks.addAll(discardedLogs.hooks());
+        hooks.addAll(cacheKeys.hooks());
         hooks.addAll(construction.hooks());
         hooks.add(lruMaps.hook());
         return hooks;

@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.culprit.agent.instrument.Instrumenter;
-import io.culprit.model.Series;
 import java.lang.reflect.Array;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
@@ -54,7 +52,7 @@ class HelidonProbeTest {
             assertThat((Double) items.get("p50Ms")).isGreaterThanOrEqualTo(ANSWER_MS * 0.95);
             assertThat(CallRows.route(p, "GET /fail")).containsEntry("count", 3L);
             // A window closes every second: the errors are in the series once one has.
-            assertThat(CallRows.until(() -> errors(p) == 3.0)).as("the handler threw 3 times, not " + errors(p)).isTrue();
+            assertThat(CallRows.until(() -> CallRows.requestErrors(p) == 3.0)).as("the handler threw 3 times, not " + CallRows.requestErrors(p)).isTrue();
 
             Map<String, Object> calls = CallRows.waitForRow(p, "http", "GET " + base + "/items/{n}", 10);
             assertThat(calls).containsEntry("count", 10L).containsEntry("errors", 0L);
@@ -65,10 +63,6 @@ class HelidonProbeTest {
         }
     }
 
-    private static double errors(Probes p) {
-        Series requests = p.windows.series("requests");
-        return requests == null ? 0 : Arrays.stream(requests.column("errors").orElseThrow()).sum();
-    }
 
     /** A server on an ephemeral port: {@code /items/{id}} answers after ANSWER_MS, {@code /fail} throws. */
     private static Object startServer() throws Exception {

@@ -3,7 +3,6 @@ package io.culprit.agent.probe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.culprit.agent.instrument.Instrumenter;
-import io.culprit.model.Series;
 import io.micronaut.core.convert.ConversionService;
 import io.micronaut.http.body.CloseableByteBody;
 import io.micronaut.http.netty.body.AvailableNettyByteBody;
@@ -22,7 +21,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
-import java.util.Arrays;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -89,14 +87,10 @@ class MicronautProbeTest {
         assertThat((Double) items.get("p50Ms")).isGreaterThanOrEqualTo(WORK_MS * 0.95);
         assertThat(CallRows.route(p, "GET /fail")).containsEntry("count", 3L);
         assertThat(CallRows.route(p, "GET /gone")).containsEntry("count", 1L);
-        assertThat(CallRows.until(() -> errors(p) == 4.0)).as("3 answered 500, 1 released unanswered, not " + errors(p)).isTrue();
+        assertThat(CallRows.until(() -> CallRows.requestErrors(p) == 4.0)).as("3 answered 500, 1 released unanswered, not " + CallRows.requestErrors(p)).isTrue();
         channel.finishAndReleaseAll();
     }
 
-    private static double errors(Probes p) {
-        Series requests = p.windows.series("requests");
-        return requests == null ? 0 : Arrays.stream(requests.column("errors").orElseThrow()).sum();
-    }
 
     private static void get(EmbeddedChannel channel, String path) {
         channel.writeInbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path));

@@ -55,6 +55,8 @@ public final class CacheMissesRule implements Rule {
 
     @Override
     public Finding evaluate(Evidence ev) {
+        Optional<IdentityCacheKeys> keys = IdentityCacheKeys.of(ev);
+        if (keys.isPresent()) return identityKeys(ev, keys.get());
         Optional<ThrashingLru> lru = ThrashingLru.of(ev);
         Finding loaders = loaders(ev, lruNote(ev, lru));
         if (lru.isEmpty() || lru.get().cost() < SHARE_WARN || loaders.score() >= lru.get().cost()) return loaders;
@@ -69,6 +71,40 @@ public final class CacheMissesRule implements Rule {
         ThrashingLru l = lru.get();
         return " The LRU map " + l.map + " evicted on " + Fmt.pct(Math.min(1, l.perRequest)) + " of the requests, but what "
                 + Frames.stripLine(l.filler) + " does to fill it costs " + Fmt.pct(l.cost()) + ": too little to matter.";
+    }
+
+    /**
+     * A cached method keyed by an argument without value equality ({@link IdentityCacheKeys}): it
+     * misses on every call, so its cost is the method's own, whatever the cache's size. A Micronaut
+     * service's @Cacheable report, keyed by a query object built per request, ran its two aggregate
+     * queries on every request and read as a pool too small for them.
+     */
+    private Finding identityKeys(Evidence ev, IdentityCacheKeys k) {
+        Numbers n = new Numbers();
+        String ref = "tables/cache-keys#" + k.row;
+        double cost = k.cost();
+        Severity sev = cost >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN;
+        String key = k.key.substring(k.key.lastIndexOf('.') + 1);
+        String costText = k.callShare >= (Double.isNaN(k.cpuShare) ? 0 : k.cpuShare)
+                ? "the dependency calls it makes take " + n.tag(Fmt.pct(k.callShare), "tables/calls") + " of the requests' time"
+                : "it holds " + n.tag(Fmt.pct(k.cpuShare), ev.cpuRef()) + " of the CPU samples";
+        return finding(sev).score(Math.max(cost, 0.2)).evidence("tables/cache-keys").culprit(k.method)
+                .summary("the cache key of " + k.method + " is built from a " + k.key + " ("
+                        + n.tag(Fmt.num(k.perRequest), ref) + " a request), which keeps Object's equals and hashCode: no call"
+                        + " makes a key equal to a stored one, so every call misses and runs the method; " + costText + ".")
+                .explanation("An annotation-driven cache (@Cacheable) keys an entry by the method's arguments and finds it again"
+                        + " with their equals and hashCode. " + key + " keeps Object's, which are the instance's identity, and"
+                        + " the callers build a new one for every call: the cache stores an entry per call that nothing reads"
+                        + " again, and the method runs every time, as if it were not cached.")
+                .fix("Give " + key + " equals and hashCode over the fields that identify the result (a record has them), or"
+                        + " name the key from those fields (@Cacheable(key = ...)); then check the hit rate in the cache's"
+                        + " metrics. " + "Until then the cache also fills with dead entries: bound it.")
+                .confirm(ev.confirm("watch " + k.method.substring(0, k.method.lastIndexOf('.')) + " "
+                        + k.method.substring(k.method.lastIndexOf('.') + 1) + " -n 5") + ": the method runs on every call")
+                .explains("pool-size").explains("pool-starvation").explains("slow-calls").explains("chatty-calls")
+                .explains("cpu-hotspot").explains("cpu-saturation").explains("tail-latency").explains("capped-calls")
+                .numbers(n.refs())
+                .build();
     }
 
     /**

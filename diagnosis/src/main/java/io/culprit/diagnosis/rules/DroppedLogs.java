@@ -39,8 +39,8 @@ final class DroppedLogs {
         Optional<Table> rows = ev.rows("discarded-logs");
         if (rows.isEmpty() || method == null) return Optional.empty();
         Set<String> classes = new java.util.HashSet<>();
-        classes.add(classOf(method));
-        ev.cpuProfileIfAny().map(p -> topCaller(p, method)).ifPresent(c -> classes.add(classOf(c)));
+        classes.add(Frames.topLevelClass(method));  // the class a logger of this code is named after
+        ev.cpuProfileIfAny().map(p -> topCaller(p, method)).ifPresent(c -> classes.add(Frames.topLevelClass(c)));
         Table t = rows.get();
         int best = -1;
         for (int i = 0; i < t.rows().size(); i++) {
@@ -69,14 +69,5 @@ final class DroppedLogs {
         Map<String, Long> callers = p.only(st -> Frames.hasMethod(st, method))
                 .sumBy(st -> Frames.applicationAbove(st, f -> Frames.stripLine(f).equals(method)));
         return callers.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
-    }
-
-    /** "a.B$1.m" → "a.B": the class a logger of this code is named after. */
-    private static String classOf(String method) {
-        String m = Frames.stripLine(method);
-        int dot = m.lastIndexOf('.');
-        String c = dot > 0 ? m.substring(0, dot) : m;
-        int inner = c.indexOf('$');
-        return inner > 0 ? c.substring(0, inner) : c;
     }
 }

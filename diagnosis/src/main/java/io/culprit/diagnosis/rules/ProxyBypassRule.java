@@ -120,15 +120,7 @@ public final class ProxyBypassRule implements Rule {
 
         /** The caller is a method of the same class (or one nested in it). */
         boolean onThis() {
-            return caller != null && owner(caller).equals(owner(method));
-        }
-
-        private static String owner(String frame) {
-            String m = Frames.stripLine(frame);
-            int dot = m.lastIndexOf('.');
-            String c = dot > 0 ? m.substring(0, dot) : m;
-            int nested = c.indexOf('$');
-            return nested > 0 ? c.substring(0, nested) : c;
+            return caller != null && Frames.topLevelClass(caller).equals(Frames.topLevelClass(method));
         }
     }
 }

@@ -37,4 +37,15 @@ class OutsideMicronautTest {
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.summary()).contains("built by com.boxoffice.receipt.ReceiptSigner.canonicalJson:47");
     }
+
+    @Test
+    void aCacheableKeyedByAnObjectWithoutEqualsMissesEveryCall() {
+        Finding f = new CacheMissesRule().evaluate(Fixtures.evidence("outside-micronaut-identity-cache-key"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.summary()).startsWith("the cache key of com.boxoffice.report.SalesReportService.summarize is built from a"
+                + " com.boxoffice.report.SalesWindow (1 a request), which keeps Object's equals and hashCode").contains("31 %");
+        assertThat(f.fix()).startsWith("Give SalesWindow equals and hashCode");
+        assertThat(f.explains()).contains("pool-size");
+        assertThat(new CacheMissesRule().evaluate(Fixtures.evidence("outside-micronaut-identity-cache-key-fixed")).isProblem()).isFalse();
+    }
 }

@@ -1,0 +1,74 @@
+package io.culprit.diagnosis.rules;
+
+import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Frames;
+import io.culprit.model.Table;
+import java.util.Optional;
+
+/**
+ * A cached method ({@code @Cacheable}) whose key is built from an argument that compares by
+ * identity, read from table {@code cache-keys}: no later call can make an equal key, so every call
+ * misses and runs the method. What that costs is read under the method: the dependency calls it
+ * makes (a call's caller or call path passes through it) and its CPU samples.
+ */
+final class IdentityCacheKeys {
+
+    /** Keys per request from which every request is taken to run the cached method. */
+    static final double MIN_PER_REQUEST = 0.5;
+
+    final int row;
+    final String method;
+    final String key;
+    final double perRequest;
+    /** Share of the requests' time in dependency calls made under the method. */
+    final double callShare;
+    /** Share of the CPU samples with the method on the stack; NaN without a profile. */
+    final double cpuShare;
+
+    private IdentityCacheKeys(Table t, int row, double callShare, double cpuShare) {
+        this.row = row;
+        this.method = t.text(row, "method");
+        this.key = t.text(row, "key");
+        this.perRequest = t.number(row, "perRequest");
+        this.callShare = callShare;
+        this.cpuShare = cpuShare;
+    }
+
+    double cost() {
+        return Math.max(callShare, Double.isNaN(cpuShare) ? 0 : cpuShare);
+    }
+
+    /** The identity-keyed method called most per request, once that is at least {@link #MIN_PER_REQUEST}. */
+    static Optional<IdentityCacheKeys> of(Evidence ev) {
+        Optional<Table> rows = ev.rows("cache-keys");
+        if (rows.isEmpty()) return Optional.empty();
+        Table t = rows.get();
+        int best = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!"identity".equals(t.text(i, "keyEquality")) || t.text(i, "method") == null
+                    || !(t.number(i, "perRequest") >= MIN_PER_REQUEST)) continue;
+            if (best < 0 || t.number(i, "calls") > t.number(best, "calls")) best = i;
+        }
+        if (best < 0) return Optional.empty();
+        String method = t.text(best, "method");
+        double calls = 0;
+        Optional<Table> callRows = ev.rows("calls");
+        for (int c = 0; callRows.isPresent() && c < callRows.get().rows().size(); c++) {
+            Table ct = callRows.get();
+            String path = ct.text(c, "callPath");
+            String caller = ct.text(c, "caller");
+            if (!under(path, method) && !under(caller, method)) continue;
+            double share = ct.number(c, "shareOfRequestTime");
+            if (share > 0) calls += share;
+        }
+        double cpu = ev.cpuShare(f -> Frames.stripLine(f).equals(method));
+        return Optional.of(new IdentityCacheKeys(t, best, calls, cpu));
+    }
+
+    /** Whether a call path ("a.B.m:1 ← c.D.n:2") passes through {@code method}. */
+    private static boolean under(String path, String method) {
+        if (path == null) return false;
+        for (String f : path.split(" ← ")) if (Frames.stripLine(f.trim()).equals(method)) return true;
+        return false;
+    }
+}
