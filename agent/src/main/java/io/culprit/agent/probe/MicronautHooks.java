@@ -22,17 +22,14 @@ final class MicronautHooks {
     static final String HTTP2_OUTBOUND = "io.micronaut.http.server.netty.handler.MultiplexedServerHandler$MultiplexedStream";
     private static final String RESPONSE = "(Lio/netty/handler/codec/http/HttpResponse;";
 
-    private final RequestProbe requests;
-    private final PendingCalls pending = new PendingCalls(ReactorNettyHooks.IN_FLIGHT_TIMED);
-    private final PathRoutes routes;
+    private final PendingRequests pending;
     private final Getter httpMethod = new Getter("getMethodName");
     private final Getter path = new Getter("getPath");
     private final Getter status = new Getter("status");
     private final Getter code = new Getter("code");
 
     MicronautHooks(RequestProbe requests) {
-        this.requests = requests;
-        this.routes = new PathRoutes(requests);
+        this.pending = new PendingRequests(requests);
     }
 
     List<Hook> hooks() {
@@ -40,16 +37,14 @@ final class MicronautHooks {
         hooks.add(new Hook(REQUEST, "<init>", "(Lio/netty/handler/codec/http/HttpRequest;", Hook.EXIT | Hook.SELF) {
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                long now = System.nanoTime();
                 if (thrown != null) return;  // a malformed request: no request object, no request
-                // The route rides in the table beside the start: nothing allocated per request.
-                if (pending.put(self, now, routes.route(httpMethod.call(self), path.call(self)))) requests.asyncStarted();
+                pending.start(self, System.nanoTime(), httpMethod.call(self), path.call(self));
             }
         });
         hooks.add(new Hook(REQUEST, "release", "()", Hook.ENTER | Hook.SELF) {
             @Override
             public long probeEnter(int id, Object self, Object arg0) {
-                end(self, System.nanoTime(), true);  // after a written response, already ended: nothing to do
+                pending.end(self, System.nanoTime(), true);  // after a written response, already ended: nothing to do
                 return 0L;
             }
         });
@@ -59,22 +54,12 @@ final class MicronautHooks {
                     @Override
                     public long probeEnter(int id, Object self, Object arg0) {
                         long now = System.nanoTime();
-                        end(Reflect.cachedField(self, "attachment"), now, code.number(status.call(arg0)) >= 500);
+                        pending.end(Reflect.cachedField(self, "attachment"), now, code.number(status.call(arg0)) >= 500);
                         return 0L;
                     }
                 });
             }
         }
         return hooks;
-    }
-
-    /** Ends the request if it is still pending. */
-    private void end(Object request, long endNs, boolean failed) {
-        if (request == null) return;
-        Object route = pending.value(request);
-        if (!(route instanceof RouteStats)) return;
-        long start = pending.take(request);
-        if (start == PendingCalls.NONE) return;
-        requests.asyncEnded(start, endNs, (RouteStats) route, failed);
     }
 }

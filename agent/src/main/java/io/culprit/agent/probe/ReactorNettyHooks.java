@@ -9,7 +9,7 @@ import java.util.List;
  * request when its head arrives, and ends every connection operation with
  * {@code ChannelOperations.terminate()}, after the last of the response is written or when the
  * client goes away. So a request is timed from that constructor to its terminate, its start and
- * route carried between them in a {@link PendingCalls} table keyed by the operations object, and
+ * route carried between them in a {@link PendingRequests} table keyed by the operations object, and
  * counted in flight meanwhile. A 5xx status, read at the end, marks it failed.
  *
  * <p>The route is the request's path with numeric segments folded ({@link PathRoutes}), not
@@ -20,14 +20,10 @@ final class ReactorNettyHooks {
 
     static final String SERVER_OPERATIONS = "reactor.netty.http.server.HttpServerOperations";
     static final String CHANNEL_OPERATIONS = "reactor.netty.channel.ChannelOperations";
-    /** Requests that may be in flight at once and still be timed: a reactive server holds thousands. */
-    static final int IN_FLIGHT_TIMED = 16_384;
-
     private ReactorNettyHooks() { }
 
     static List<Hook> hooks(RequestProbe requests) {
-        PendingCalls pending = new PendingCalls(IN_FLIGHT_TIMED);
-        PathRoutes routes = new PathRoutes(requests);
+        PendingRequests pending = new PendingRequests(requests);
         Getter httpMethod = new Getter("method");
         Getter path = new Getter("fullPath");
         Getter status = new Getter("status");
@@ -36,20 +32,15 @@ final class ReactorNettyHooks {
                 new Hook(SERVER_OPERATIONS, "<init>", "(Lreactor/netty/Connection;", Hook.EXIT | Hook.SELF) {
                     @Override
                     public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                        long now = System.nanoTime();
-                        // The route rides in the table beside the start: nothing allocated per request.
-                        if (pending.put(self, now, routes.route(httpMethod.call(self), path.call(self)))) requests.asyncStarted();
+                        pending.start(self, System.nanoTime(), httpMethod.call(self), path.call(self));
                     }
                 },
                 new Hook(CHANNEL_OPERATIONS, "terminate", "()", Hook.ENTER | Hook.SELF) {
                     @Override
                     public long probeEnter(int id, Object self, Object arg0) {
                         long end = System.nanoTime();
-                        Object route = pending.value(self);  // any other operations (a client's): not a request
-                        if (!(route instanceof RouteStats)) return 0L;
-                        long start = pending.take(self);
-                        if (start == PendingCalls.NONE) return 0L;
-                        requests.asyncEnded(start, end, (RouteStats) route, code.number(status.call(self)) >= 500);
+                        // any other operations (a client's): not a request, and no status to read
+                        if (pending.pending(self)) pending.end(self, end, code.number(status.call(self)) >= 500);
                         return 0L;
                     }
                 });

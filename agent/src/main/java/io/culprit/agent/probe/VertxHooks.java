@@ -21,17 +21,14 @@ final class VertxHooks {
     static final String REQUEST_51 = "io.vertx.core.http.impl.http1.Http1ServerRequest";
     static final String CONNECTION_51 = "io.vertx.core.http.impl.http1.Http1ServerConnection";
 
-    private final RequestProbe requests;
-    private final PendingCalls pending = new PendingCalls(ReactorNettyHooks.IN_FLIGHT_TIMED);
-    private final PathRoutes routes;
+    private final PendingRequests pending;
     private final Getter httpMethod = new Getter("method");
     private final Getter path = new Getter("path");
     private final Getter response = new Getter("response");
     private final Getter status = new Getter("getStatusCode");
 
     VertxHooks(RequestProbe requests) {
-        this.requests = requests;
-        this.routes = new PathRoutes(requests);
+        this.pending = new PendingRequests(requests);
     }
 
     List<Hook> hooks() {
@@ -41,9 +38,7 @@ final class VertxHooks {
             hooks.add(new Hook(names[0], "<init>", "(L" + connection.replace('.', '/') + ";", Hook.EXIT | Hook.SELF) {
                 @Override
                 public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                    long now = System.nanoTime();
-                    // The route rides in the table beside the start: nothing allocated per request.
-                    if (pending.put(self, now, routes.route(httpMethod.call(self), path.call(self)))) requests.asyncStarted();
+                    pending.start(self, System.nanoTime(), httpMethod.call(self), path.call(self));
                 }
             });
             hooks.add(new Hook(connection, "responseComplete", "()", Hook.ENTER | Hook.SELF) {
@@ -68,11 +63,6 @@ final class VertxHooks {
 
     /** Ends the request if it is still pending: a 5xx, or a connection closed under it, failed. */
     private void end(Object request, long endNs, boolean closed) {
-        if (request == null) return;
-        Object route = pending.value(request);
-        if (!(route instanceof RouteStats)) return;
-        long start = pending.take(request);
-        if (start == PendingCalls.NONE) return;
-        requests.asyncEnded(start, endNs, (RouteStats) route, closed || status.number(response.call(request)) >= 500);
+        if (pending.pending(request)) pending.end(request, endNs, closed || status.number(response.call(request)) >= 500);
     }
 }
