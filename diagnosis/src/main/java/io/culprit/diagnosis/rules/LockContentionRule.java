@@ -295,7 +295,7 @@ public final class LockContentionRule implements Rule {
                         + (lookup ? "; the lock is taken inside class or resource lookup" : "")
                         + second(t, top, requestMs, n, ref) + (pool == null ? "" : pool.describe(ev, n))
                         + handedTo.map(e -> e.handedClause(n)).orElse("")
-                        + (taskWait ? taskWait(tasks, n) : "") + (handed >= 0 ? handedClause(ev, handed, n) : "")
+                        + (taskWait ? taskWait(tasks, n) : "") + (handed >= 0 ? handedClause(ev, handed, culprit, n) : "")
                         + (held >= 0 ? permitHolders(ev, held, n) : "")
                         + (leaked ? "; " + n.tag(Fmt.pct(failed), "series/requests#errors") + " of the requests failed and no holder"
                         + " was seen at work: the permits were taken and never given back" : "")
@@ -426,22 +426,31 @@ public final class LockContentionRule implements Rule {
      * when it fills {@link #HANDED_CALL_SHARE} of request time; -1 otherwise. A service outside the
      * lab fetched three quotes per request in parallel on an executor of 48 threads; its requests'
      * park on the CompletableFuture read lock-contention CRITICAL, with the cure "do not hand off".
+     * Or an asynchronous call made at the waiting line itself (its caller is the waiter's frame,
+     * line and all), whose future the waiter joins: a call timed synchronously would have parked
+     * inside its client, where the lock table does not count it. A Micronaut service that joined
+     * its declarative client's CompletableFuture read "work handed to other threads", 94 %.
      */
     private static int handedCall(Evidence ev, String culprit) {
         if (culprit == null) return -1;
+        int joined = costliest(ev, (t, i) -> culprit.equals(Evidence.text(t, i, "caller")) && !"dns".equals(t.text(i, "kind")));
+        if (joined >= 0 && ev.rows("calls").orElseThrow().number(joined, "shareOfRequestTime") >= HANDED_CALL_SHARE) return joined;
         String method = Frames.stripLine(culprit);
         int row = costliest(ev, (t, i) -> !Evidence.text(t, i, "callPath").contains(method) && !"dns".equals(t.text(i, "kind")));
         return row >= 0 && ev.rows("calls").orElseThrow().number(row, "shareOfRequestTime") >= HANDED_CALL_SHARE ? row : -1;
     }
 
     /** "; the tasks handed off make http "GET …" (3.0 per request, P99 30.2 ms, 100 % of request time): …". */
-    private static String handedClause(Evidence ev, int row, Numbers n) {
+    private static String handedClause(Evidence ev, int row, String waiter, Numbers n) {
         Table t = ev.rows("calls").orElseThrow();
         String ref = "tables/calls#" + row;
-        return "; the tasks handed off make " + t.text(row, "kind") + " \"" + t.text(row, "target") + "\" ("
+        boolean joined = waiter != null && waiter.equals(Evidence.text(t, row, "caller"));
+        return (joined ? "; the future waited for is the asynchronous " : "; the tasks handed off make ") + t.text(row, "kind")
+                + " \"" + t.text(row, "target") + "\" ("
                 + n.tag(Fmt.num(t.number(row, "perRequest")), ref) + " per request, P99 " + n.tag(Fmt.ms(t.number(row, "p99Ms")), ref)
                 + ", " + n.tag(Fmt.pct(Math.min(1, t.number(row, "shareOfRequestTime"))), ref) + " of request time): the requests"
-                + " wait for that dependency, called in parallel, as the hand-off intends (slow-calls weighs the calls)";
+                + (joined ? " wait for that dependency's answer (slow-calls weighs the calls)"
+                : " wait for that dependency, called in parallel, as the hand-off intends (slow-calls weighs the calls)");
     }
 
     /** A call takes the lock's holder a tenth of the run: long enough to be what the waiters wait for. */

@@ -23,6 +23,14 @@ class OutsideMicronautTest {
     }
 
     @Test
+    void aJoinOnTheDeclarativeClientsFutureIsThatCallsWaitNotAHandOff() {
+        Finding f = new LockContentionRule().evaluate(Fixtures.evidence("outside-micronaut-loop-join-fixed"));
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+        assertThat(f.summary()).contains("the future waited for is the asynchronous http \"@Client PartnerClient.fxQuote\"")
+                .contains("the requests wait for that dependency's answer");
+    }
+
+    @Test
     void aTransactionAcrossTheDeclarativeClientHoldsThePool() {
         Finding f = new HeldConnectionRule().evaluate(Fixtures.evidence("outside-micronaut-tx-across-client"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
