@@ -25,6 +25,9 @@ final class CacheKeys {
     static final String SPRING = "org.springframework.cache.interceptor.SimpleKeyGenerator";
     static final String MICRONAUT = "io.micronaut.cache.interceptor.DefaultCacheKeyGenerator";
     static final List<String> COLUMNS = List.of("method", "key", "keyEquality", "calls", "perRequest");
+    /** The keys that wrap several arguments, each kept in a {@code params} array. */
+    private static final java.util.Set<String> WRAPPERS = java.util.Set.of("org.springframework.cache.interceptor.SimpleKey",
+            "io.micronaut.cache.interceptor.ParametersKey");
     /** Distinct (method, class) rows kept: past it a new one is not counted. */
     private static final int ROWS_KEPT = 256;
     private static final StackWalker WALKER = StackWalker.getInstance();
@@ -44,7 +47,6 @@ final class CacheKeys {
 
     /** By argument class, then by cached method (usually one). */
     private final ConcurrentHashMap<Class<?>, ConcurrentHashMap<String, Keyed>> byClass = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<Class<?>, Boolean> identity = new ConcurrentHashMap<>();
     /** Micronaut: the cached method found for an argument class, by one stack walk. */
     private final ConcurrentHashMap<Class<?>, String> walked = new ConcurrentHashMap<>();
     private int rows;
@@ -70,7 +72,7 @@ final class CacheKeys {
     /** A key made; {@code method} null: found on the stack. Wrapped arguments are looked at one by one. */
     private void keyed(Object key, String method) {
         if (key == null) return;
-        Object wrapped = key.getClass().getName().endsWith("Key") ? Reflect.cachedField(key, "params") : null;
+        Object wrapped = WRAPPERS.contains(key.getClass().getName()) ? Reflect.cachedField(key, "params") : null;
         if (wrapped instanceof Object[]) {
             for (Object p : (Object[]) wrapped) if (p != null) argument(p.getClass(), method);
         } else {
@@ -87,8 +89,7 @@ final class CacheKeys {
                 if (rows >= ROWS_KEPT) return;
                 rows++;
             }
-            boolean id = identity.computeIfAbsent(c, LruMaps::comparesByIdentity);
-            k = byMethod.computeIfAbsent(m, x -> new Keyed(x, c.getName(), id));
+            k = byMethod.computeIfAbsent(m, x -> new Keyed(x, c.getName(), LruMaps.comparesByIdentity(c)));
         }
         k.calls.increment();
     }

@@ -66,8 +66,8 @@ final class DroppedLogs {
 
     /** The application method nearest above {@code method} in most of the samples it is on; null without one. */
     private static String topCaller(CpuProfile p, String method) {
-        Map<String, Long> callers = p.only(st -> Frames.hasMethod(st, method))
-                .sumBy(st -> Frames.applicationAbove(st, f -> Frames.stripLine(f).equals(method)));
-        return callers.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
+        Map.Entry<String, Long> top = CpuHotspotRule.top(p.only(st -> Frames.hasMethod(st, method))
+                .sumBy(st -> Frames.applicationAbove(st, f -> Frames.stripLine(f).equals(method))));
+        return top == null ? null : top.getKey();
     }
 }

@@ -55,9 +55,7 @@ final class IdentityCacheKeys {
         Optional<Table> callRows = ev.rows("calls");
         for (int c = 0; callRows.isPresent() && c < callRows.get().rows().size(); c++) {
             Table ct = callRows.get();
-            String path = ct.text(c, "callPath");
-            String caller = ct.text(c, "caller");
-            if (!under(path, method) && !under(caller, method)) continue;
+            if (!SlowCallsRule.onPath(ct, c, method)) continue;
             double share = ct.number(c, "shareOfRequestTime");
             if (share > 0) calls += share;
         }
@@ -65,10 +63,4 @@ final class IdentityCacheKeys {
         return Optional.of(new IdentityCacheKeys(t, best, calls, cpu));
     }
 
-    /** Whether a call path ("a.B.m:1 ← c.D.n:2") passes through {@code method}. */
-    private static boolean under(String path, String method) {
-        if (path == null) return false;
-        for (String f : path.split(" ← ")) if (Frames.stripLine(f.trim()).equals(method)) return true;
-        return false;
-    }
 }
