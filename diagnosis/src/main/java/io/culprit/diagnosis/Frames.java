@@ -41,7 +41,8 @@ public final class Frames {
         "rx.", "io.reactivex.", "com.rabbitmq.", "com.mongodb.", "org.bson.", "io.nats.", "co.elastic.", "org.elasticsearch.",
         "org.opensearch.", "com.datastax.", "software.amazon.", "com.amazonaws.", "io.confluent.", "com.hazelcast.",
         "org.infinispan.", "net.spy.memcached.", "com.couchbase.", "org.neo4j.", "io.r2dbc.",
-        "com.github.pagehelper.", "com.baomidou.", "tk.mybatis.", "com.alibaba."
+        "com.github.pagehelper.", "com.baomidou.", "tk.mybatis.", "com.alibaba.", "io.smallrye.", "io.agroal.", "com.arjuna.",
+        "io.helidon."
     };
 
     /** culprit's own code in the target, never the application's, whatever package the application has. */
@@ -97,7 +98,7 @@ public final class Frames {
 
     /**
      * A frame of the application's own code: not the JDK's, not generated (CGLIB {@code $$},
-     * proxies, accessors), not native ({@code libz.so.1}, {@code clock_gettime@@GLIBC_2.17},
+     * proxies, accessors, {@link #generatedAround}), not native ({@code libz.so.1}, {@code clock_gettime@@GLIBC_2.17},
      * {@code msort_with_tmp.part.0}, C++ {@code A::b}, {@code [unknown]}: a Java frame ends in a
      * method name, which starts with a letter, {@code _}, {@code $} or {@code <}); and in the
      * application's packages when the case records them, else not a framework's or library's (see
@@ -110,12 +111,24 @@ public final class Frames {
                 || f.contains("@") || f.contains(".so")) return false;
         char m = f.charAt(dot + 1);
         if (!Character.isJavaIdentifierStart(m) && m != '<') return false;
-        if (f.contains("$$") || f.contains("$Proxy") || f.contains("GeneratedMethodAccessor")) return false;
+        if (f.contains("$$") || f.contains("$Proxy") || f.contains("GeneratedMethodAccessor") || generatedAround(f)) return false;
         if (startsWithAny(f, CULPRIT)) return false;
         String[] app = APPLICATION.get();
         if (app != null) return startsWithAny(f, app);
         for (String p : FRAMEWORK) if (f.startsWith(p)) return false;
         return true;
+    }
+
+    /**
+     * A class a framework generates around a bean of the application's package, whose frames call
+     * into the bean's own: Quarkus ArC's interceptor subclasses and client proxies
+     * ({@code X_Subclass}, {@code X_ClientProxy}), Micronaut's {@code $X$Intercepted} and
+     * {@code $X$Definition$Exec}.
+     */
+    private static boolean generatedAround(String frame) {
+        int dot = frame.lastIndexOf('.');
+        String type = dot < 0 ? frame : frame.substring(0, dot);
+        return type.endsWith("_Subclass") || type.endsWith("_ClientProxy") || type.endsWith("$Intercepted") || type.contains("$Definition$");
     }
 
     /** True for a class, resource or service lookup frame (see {@link #LOOKUP}). */

@@ -43,6 +43,12 @@ class FramesTest {
         // culprit's own code in the target never is, nor generated code in the application's package.
         assertThat(Frames.withApplication("io.culprit", () -> Frames.isApplication("io.culprit.agent.probe.CallProbe.exit"))).isFalse();
         assertThat(Frames.withApplication("shop", () -> Frames.isApplication("shop.OrderService$$SpringCGLIB$$0.place"))).isFalse();
+        // Nor the classes Quarkus' ArC and Micronaut generate around a bean: the bean's own frame is below theirs.
+        for (String generated : new String[] {"shop.LoanService_Subclass.renew:-1", "shop.LoanService_ClientProxy.renew:-1",
+                "shop.$LoanService$Definition$Intercepted.renew:-1", "shop.$LoanService$Definition$Exec.dispatch:-1"}) {
+            assertThat(Frames.isApplication(generated)).as(generated).isFalse();
+        }
+        assertThat(Frames.isApplication("shop.LoanService.renew:42")).isTrue();
         // The scope ends with the body.
         assertThat(Frames.isApplication(modelMapper)).isTrue();
     }

@@ -31,7 +31,9 @@ public final class ClientLibraries {
         // the Vert.x SQL client and its drivers (Quarkus' reactive datasources)
         "io.vertx.sqlclient.", "io.vertx.pgclient.", "io.vertx.mysqlclient.", "io.vertx.mssqlclient.", "io.vertx.db2client.", "io.vertx.oracleclient.",
         // Helidon's DbClient (over JDBC and a pool), Micronaut Data and its transactions
-        "io.helidon.dbclient.", "io.micronaut.data.", "io.micronaut.transaction."
+        "io.helidon.dbclient.", "io.micronaut.data.", "io.micronaut.transaction.",
+        // Quarkus: its pool (Agroal), Hibernate ORM and Panache, its JTA transactions (Narayana)
+        "io.agroal.", "io.quarkus.agroal.", "io.quarkus.hibernate.", "io.quarkus.narayana.", "com.arjuna."
     };
     /** The JDBC methods culprit's SQL probe times, in every driver's statements (see {@link #isProbed}). */
     private static final Set<String> JDBC_EXECUTE = Set.of("execute", "executeQuery", "executeUpdate",
@@ -41,7 +43,10 @@ public final class ClientLibraries {
         "redis.clients.", "io.lettuce.", "org.redisson.", "okhttp3.", "okio.", "org.apache.hc.", "org.apache.http.",
         "io.netty.", "reactor.", "kotlin.", "kotlinx.", "feign.", "retrofit2.", "io.github.resilience4j.",
         "com.netflix.hystrix.", "org.eclipse.jetty.client.", "io.vertx.redis.", "io.helidon.webclient.",
-        "io.micronaut.http.client.", "io.micronaut.redis."
+        "io.micronaut.http.client.", "io.micronaut.redis.",
+        // Quarkus' Redis client and REST client, and the Mutiny plumbing (and Vert.x's Mutiny bindings) under them
+        "io.quarkus.redis.", "io.quarkus.rest.client.", "io.quarkus.restclient.", "org.jboss.resteasy.reactive.client.",
+        "io.smallrye.mutiny.", "io.vertx.mutiny."
     };
 
     /**

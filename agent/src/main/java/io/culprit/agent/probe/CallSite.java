@@ -161,12 +161,13 @@ final class CallSite {
      * Classes a framework generates around the application's own: Micronaut's AOP subclasses
      * ({@code $PartnerClient$Intercepted}, which implement a declarative client's interface; {@code $X$Definition$Exec},
      * which dispatches to a bean's method) and
-     * CGLIB's and Byte Buddy's ({@code $$}), JDK proxies: the application method that called into
+     * CGLIB's and Byte Buddy's ({@code $$}), JDK proxies, Quarkus ArC's interceptor subclasses and client
+     * proxies ({@code X_Subclass}, {@code X_ClientProxy}): the application method that called into
      * one is the call site.
      */
     private static boolean generated(String className) {
         return className.contains("$Intercepted") || className.contains("$Definition$") || className.contains("$$") || className.startsWith("jdk.proxy")
-                || className.contains("$Proxy");
+                || className.contains("$Proxy") || className.endsWith("_Subclass") || className.endsWith("_ClientProxy");
     }
 
     /**
@@ -174,12 +175,14 @@ final class CallSite {
      * caller. Vert.x's core and Web router too: a handler's next step runs inside its futures'
      * composition, whose frame would otherwise name every call a Vert.x service makes. Helidon's
      * WebServer (its routing and filters run every handler), and Micronaut (its server, its
-     * executors and reactive plumbing, its AOP interceptors around the application's beans).
+     * executors and reactive plumbing, its AOP interceptors around the application's beans); Quarkus
+     * (its runtime, ArC's interceptors, RESTEasy Reactive's handler chain, SmallRye's context and Mutiny).
      */
     private static boolean server(String className) {
         return className.startsWith("org.apache.catalina.") || className.startsWith("org.apache.coyote.")
                 || className.startsWith("org.apache.tomcat.") || className.startsWith("org.eclipse.jetty.")
                 || className.startsWith("io.undertow.") || className.startsWith("io.vertx.core.") || className.startsWith("io.vertx.ext.web.")
-                || className.startsWith("io.helidon.webserver.") || className.startsWith("io.micronaut.");
+                || className.startsWith("io.helidon.webserver.") || className.startsWith("io.micronaut.")
+                || className.startsWith("io.quarkus.") || className.startsWith("org.jboss.resteasy.reactive.") || className.startsWith("io.smallrye.");
     }
 }

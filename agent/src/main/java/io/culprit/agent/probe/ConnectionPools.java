@@ -40,7 +40,13 @@ final class ConnectionPools {
          * {@code waiters} and {@code size} (connections open) through its getters, the connections
          * lent by counting its slots in use, which no getter tells ({@link #read}).
          */
-        VERTX_SQL(PoolProbe.VERTX_SQL_POOL, "vertx-sql-client", null, null, "waiters", "size");
+        VERTX_SQL(PoolProbe.VERTX_SQL_POOL, "vertx-sql-client", null, null, "waiters", "size"),
+        /**
+         * Agroal (Quarkus' and WildFly's pool): threads waiting through its public getter; its own
+         * active count is kept only with metrics enabled (off by default in Quarkus), so the
+         * connections lent are counted by their handlers' state ({@link #read}).
+         */
+        AGROAL(PoolProbe.AGROAL_POOL, "agroal", null, null, "awaitingCount", null);
 
         final String className, label;
         final String active, idle, waiting, total;
@@ -70,8 +76,9 @@ final class ConnectionPools {
             return Reflect.number(reader(pool), waiting);
         }
 
+        /** Idle connections now; a pool with no idle getter (Vert.x's, Agroal's) is counted as {@link #read} counts it. */
         double idle(Object pool) {
-            return Reflect.number(reader(pool), idle);
+            return idle == null ? read(pool)[IDLE] : Reflect.number(reader(pool), idle);
         }
 
         /** The most connections the pool opens, from its configuration; NaN if unreadable. */
@@ -81,6 +88,7 @@ final class ConnectionPools {
                 case TOMCAT: return Reflect.number(Reflect.call(pool, "getPoolProperties"), "getMaxActive");
                 case C3P0: return Reflect.number(pool, "getMaxPoolSize");
                 case DRUID: return Reflect.number(pool, "getMaxActive");
+                case AGROAL: return Reflect.number(Reflect.call(pool, "getConfiguration"), "maxSize");
                 case R2DBC: return Reflect.number(reader(pool), "getMaxAllocatedSize");
                 case VERTX_SQL: {
                     Object max = Reflect.field(pool, "maxSize");
@@ -98,6 +106,7 @@ final class ConnectionPools {
             Object name = this == TOMCAT || this == DRUID ? Reflect.call(pool, "getName")
                     : this == C3P0 ? Reflect.call(pool, "getDataSourceName") : null;
             if (name != null && !name.toString().isEmpty()) return name.toString();
+            if (this == AGROAL) return "agroal@" + Integer.toHexString(System.identityHashCode(pool));
             return this == HIKARI ? String.valueOf(pool) : pool.getClass().getSimpleName() + "@" + Integer.toHexString(System.identityHashCode(pool));
         }
 
@@ -152,12 +161,31 @@ final class ConnectionPools {
     private static double[] read(Object pool) {
         Kind k = Kind.of(pool);
         Object r = k.reader(pool);
+        if (k == Kind.AGROAL) return agroal(pool);
         if (k == Kind.VERTX_SQL) {
             double total = Reflect.number(r, k.total), lent = slotsInUse(r);
             return new double[] {lent, total - lent, Reflect.number(r, k.waiting), total};
         }
         double active = Reflect.number(r, k.active), idle = Reflect.number(r, k.idle);
         return new double[] {active, idle, Reflect.number(r, k.waiting), k.total == null ? active + idle : Reflect.number(r, k.total)};
+    }
+
+    /**
+     * Agroal's pool: its connection handlers, lent out while CHECKED_OUT (or FLUSH, a lent one
+     * marked to be destroyed at its return, as Agroal's own count has it); NaN if unreadable.
+     */
+    private static double[] agroal(Object pool) {
+        Object all = Reflect.field(pool, "allConnections");
+        double waiting = Reflect.number(pool, Kind.AGROAL.waiting);
+        if (!(all instanceof Iterable)) return new double[] {Double.NaN, Double.NaN, waiting, Double.NaN};
+        int total = 0, lent = 0;
+        for (Object handler : (Iterable<?>) all) {
+            total++;
+            Object state = Reflect.field(handler, "state");
+            String s = state == null ? "" : state.toString();
+            if (s.equals("CHECKED_OUT") || s.equals("FLUSH")) lent++;
+        }
+        return new double[] {lent, total - lent, waiting, total};
     }
 
     /** Vert.x core's pool: its slots (one per connection, open or opening) whose usage is above 0; NaN if unreadable. */

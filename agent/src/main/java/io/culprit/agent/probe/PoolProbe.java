@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Connection and worker pools, found without the application's help: the first acquire from a
- * JDBC pool (HikariCP, Tomcat's, DBCP2, c3p0, Druid: {@link ConnectionPools}), or a container's request or task
+ * JDBC pool (HikariCP, Tomcat's, DBCP2, c3p0, Druid, Agroal: {@link ConnectionPools}), or a container's request or task
  * ({@link ContainerPools}), hands us the instance, and a sampler reads their public getters once
  * a second. Acquire time is the woven acquire's duration; usage time runs from its return to the
  * connection's return to the pool. Pending is the most threads seen waiting in the window: at the
@@ -27,6 +27,9 @@ final class PoolProbe {
     static final String DBCP2_GUARD = "org.apache.commons.dbcp2.PoolingDataSource$PoolGuardConnectionWrapper";
     static final String C3P0_SOURCE = "com.mchange.v2.c3p0.impl.AbstractPoolBackedDataSource";
     static final String DRUID_SOURCE = "com.alibaba.druid.pool.DruidDataSource";
+    static final String AGROAL_POOL = "io.agroal.pool.ConnectionPool";
+    /** Agroal's wrapper → the pooled connection's handler, which a JTA transaction keeps past the wrapper's close. */
+    private final Getter agroalHandler = new Getter("getHandler");
 
     final ConnectionPools connectionPools = new ConnectionPools();
     final ContainerPools containers = new ContainerPools();
@@ -79,6 +82,12 @@ final class PoolProbe {
         // Druid's getConnection(long) runs its filters, which end here: the one place every acquire passes.
         h.add(acquireAt(DRUID_SOURCE, "getConnectionDirect", "(J)", ConnectionPools.Kind.DRUID));
         h.add(releaseAt("com.alibaba.druid.pool.DruidPooledConnection", "close", "()", Hook.ENTER | Hook.SELF));
+        // Agroal lends a new wrapper at every getConnection, and inside a JTA transaction (Quarkus'
+        // @Transactional) each one shares the handler enlisted at the first, which goes back only at
+        // the transaction's end: the lease is the handler's, from the first acquire to that return.
+        h.add(acquireAt(AGROAL_POOL, "getConnection", "()", ConnectionPools.Kind.AGROAL));
+        h.add(acquireAt(AGROAL_POOL, "getReadOnlyConnection", "()", ConnectionPools.Kind.AGROAL));
+        h.add(releaseAt(AGROAL_POOL, "returnConnectionHandler", "(L", Hook.ENTER | Hook.ARG0));
         // R2DBC's pool lends asynchronously: its create() returns the acquire as a Mono, so it is found there, not timed.
         h.add(new Hook(R2DBC_POOL, "create", "()Lreactor/core/publisher/Mono;", Hook.EXIT | Hook.SELF) {
             @Override
@@ -126,6 +135,7 @@ final class PoolProbe {
             double others = kind.waiting(pool);
             if (waited(others, kind.idle(pool))) raise(pendingMax, 1 + (Double.isNaN(others) ? 0 : (long) others));
         }
+        if (kind == ConnectionPools.Kind.AGROAL) connection = agroalHandler.call(connection);
         if (connection != null) lease(c, connection, now);
     }
 
@@ -171,6 +181,8 @@ final class PoolProbe {
     private static void lease(Object[] c, Object connection, long now) {
         long[] at = (long[]) c[LEASES];
         int slot = 0;
+        // A connection lent again before its return (a transaction's next statement) keeps its first lease.
+        for (int i = 0; i < LEASES; i++) if (c[i] == connection) return;
         for (int i = 0; i < LEASES; i++) {
             if (c[i] == null) { slot = i; break; }
             if (at[i] < at[slot]) slot = i;

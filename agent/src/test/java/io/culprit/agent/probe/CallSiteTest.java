@@ -119,6 +119,18 @@ class CallSiteTest {
         assertThat(CallSite.proxiedClass("jdk.proxy2.$Proxy87")).isNull();
     }
 
+    @Test
+    void quarkusFramesAndTheClassesArcGeneratesAreNoCallSite() {
+        for (String c : new String[] {"org.acme.LoanService_Subclass", "org.acme.LoanService_ClientProxy",
+                "org.acme.PartnerClient$$QuarkusRestClientInterface", "io.quarkus.arc.impl.InterceptedMethodInvocationContext",
+                "org.jboss.resteasy.reactive.server.handlers.InvocationHandler", "io.smallrye.context.impl.wrappers.SlowContextualRunnable",
+                "io.agroal.pool.wrapper.ConnectionWrapper", "io.quarkus.hibernate.orm.panache.common.runtime.AbstractJpaOperations",
+                "io.quarkus.redis.runtime.datasource.BlockingValueCommandsImpl", "org.jboss.resteasy.reactive.client.impl.InvocationBuilderImpl"}) {
+            assertThat(CallSite.skipped(c)).as(c).isTrue();
+        }
+        assertThat(CallSite.skipped("org.acme.LoanService")).isFalse();
+    }
+
     /**
      * A statement the driver runs for {@code DatabaseMetaData} (here a stand-in driver whose
      * metadata answers the first question with the call site) is a catalog read, and names the

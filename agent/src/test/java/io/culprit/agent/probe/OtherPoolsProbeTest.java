@@ -14,7 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The pool series for JDBC pools other than HikariCP: Tomcat's, DBCP2's, c3p0's and Druid's, each of two
+ * The pool series for JDBC pools other than HikariCP: Tomcat's, DBCP2's, c3p0's, Druid's and Agroal's, each of two
  * connections over H2, exhausted by two held connections and a third acquire that waits. Before,
  * only HikariCP had pool figures: a service on another pool had no pending, acquire or usage time.
  */
@@ -77,6 +77,18 @@ class OtherPoolsProbeTest {
             druid.setMinIdle(2);
             druid.setMaxWait(10_000);
             assertExhaustionIsSeen(druid, "druid");
+        }
+    }
+
+    @Test
+    void agroalsPoolIsReadLikeHikaris() throws Exception {
+        io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier config =
+                new io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier()
+                        .connectionPoolConfiguration(pool -> pool.maxSize(2).minSize(2).initialSize(2)
+                                .acquisitionTimeout(Duration.ofSeconds(10))
+                                .connectionFactoryConfiguration(f -> f.jdbcUrl("jdbc:h2:mem:agroalpool;DB_CLOSE_DELAY=-1")));
+        try (io.agroal.api.AgroalDataSource agroal = io.agroal.api.AgroalDataSource.from(config)) {
+            assertExhaustionIsSeen(agroal, "agroal");
         }
     }
 
