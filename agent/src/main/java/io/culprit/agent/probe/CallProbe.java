@@ -128,7 +128,9 @@ final class CallProbe {
         h.addAll(R2dbcPostgresHooks.hooks(this));
         h.addAll(new VertxSqlHooks(this).hooks());
         h.addAll(new VertxRedisHooks(this).hooks());
-        h.addAll(new VertxHttpClientHooks(this).hooks());
+        VertxHttpClientHooks vertx = new VertxHttpClientHooks(this);
+        h.addAll(vertx.hooks());
+        h.addAll(new RestEasyClientHooks(this, vertx).hooks());
         h.addAll(new HelidonClientHooks(this).hooks());
         h.add(MicronautClientHooks.hook(this));
         return h;

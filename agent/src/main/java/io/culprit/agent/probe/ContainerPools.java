@@ -12,7 +12,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * first {@code execute} (every request dispatched from an I/O thread goes through it). Each
  * kind is read through its own public getters once a second: busy and maximum threads for series
  * {@code pools}, as the containers' own metrics name them (Jetty's busy threads include its
- * selectors and acceptors, which count against its maximum too).
+ * selectors and acceptors, which count against its maximum too). Quarkus' worker pool (JBoss
+ * Threads' EnhancedQueueExecutor) at its first {@code execute}: Vert.x's event loop hands it every
+ * request to a blocking endpoint.
  */
 final class ContainerPools {
 
@@ -35,6 +37,9 @@ final class ContainerPools {
     private static final Kind JETTY = new Kind("jetty", "getBusyThreads", "getMaxThreads", "getThreads", "getQueueSize", false);
     private static final Kind UNDERTOW = new Kind("undertow", "getBusyWorkerThreadCount", "getMaxWorkerPoolSize",
             "getWorkerPoolSize", "getWorkerQueueSize", true);
+    /** JBoss Threads' executor: Quarkus' worker pool, on which its blocking endpoints run (and WildFly's). */
+    private static final Kind JBOSS = new Kind("jboss-threads", "getActiveCount", "getMaximumPoolSize", "getPoolSize", "getQueueSize", false);
+    static final String JBOSS_EXECUTOR = "org.jboss.threads.EnhancedQueueExecutor";
     static final String TOMCAT_EXECUTOR = "org.apache.tomcat.util.threads.ThreadPoolExecutor";
     static final String XNIO_WORKER = "org.xnio.XnioWorker";
     static final String JETTY_POOL = "org.eclipse.jetty.util.thread.QueuedThreadPool";
@@ -49,16 +54,26 @@ final class ContainerPools {
 
     /** Remembers a pool seen in use; anything that is none of the known kinds is ignored. */
     void remember(Object pool) {
-        if (pool == null) return;
+        if (pool == null || pool == inner) return;
         for (int i = 0, n = pools.size(); i < n; i++) if (pools.get(i) == pool) return;
         Kind kind = kindOf(pool);
         if (kind == null) return;
         synchronized (pools) {
             for (Object p : pools) if (p == pool) return;
+            if (kind == JBOSS && kinds.contains(UNDERTOW)) {
+                // XNIO's worker runs its tasks on a JBoss Threads executor of its own, which its getters
+                // already read: counted twice otherwise. The worker's execute calls the executor's, so it
+                // is always found first.
+                inner = pool;
+                return;
+            }
             kinds.add(kind);
             pools.add(pool);  // last: a reader that sees the pool sees its kind
         }
     }
+
+    /** An executor that is another pool's inside (XNIO's task pool), not counted of its own. */
+    private volatile Object inner;
 
     /**
      * By the class that declares the getters, not the pool's own class: applications subclass
@@ -70,6 +85,7 @@ final class ContainerPools {
             if (n.equals(TOMCAT_EXECUTOR)) return TOMCAT;
             if (n.equals(XNIO_WORKER)) return UNDERTOW;
             if (n.equals(JETTY_POOL)) return JETTY;  // Jetty's default; its other pools lack the getters
+            if (n.equals(JBOSS_EXECUTOR)) return JBOSS;
         }
         return null;
     }
@@ -82,7 +98,7 @@ final class ContainerPools {
         for (int i = 0; i < n; i++) {
             Kind k = kinds.get(i);
             Object source = source(pools.get(i), k);
-            busy += Reflect.number(source, k.busy);
+            busy += busy(source, k);
             max += Reflect.number(source, k.max);
         }
         row.put("containerBusy", busy);
@@ -95,7 +111,7 @@ final class ContainerPools {
             Kind k = kinds.get(i);
             Object pool = pools.get(i);
             Object source = source(pool, k);
-            double busy = Reflect.number(source, k.busy);
+            double busy = busy(source, k);
             double threads = Reflect.number(source, k.threads);
             double queued = k.queued != null ? Reflect.number(source, k.queued) : Reflect.number(Reflect.call(pool, "getQueue"), "size");
             Map<String, Object> r = new LinkedHashMap<>();
@@ -106,6 +122,21 @@ final class ContainerPools {
             r.put("total", Reflect.number(source, k.max));
             rows.add(r);
         }
+    }
+
+    /**
+     * Threads running a task now. JBoss Threads counts its active threads only with its statistics
+     * on (off in Quarkus: -1), so its workers are looked at: an idle one parks on the executor itself,
+     * a busy one runs or waits on something else.
+     */
+    private static double busy(Object source, Kind k) {
+        double busy = Reflect.number(source, k.busy);
+        if (k != JBOSS || busy >= 0) return busy;
+        Object threads = Reflect.call(source, "getRunningThreads");
+        if (!(threads instanceof Thread[])) return Double.NaN;
+        int running = 0;
+        for (Thread t : (Thread[]) threads) if (java.util.concurrent.locks.LockSupport.getBlocker(t) != source) running++;
+        return running;
     }
 
     private static Object source(Object pool, Kind k) {

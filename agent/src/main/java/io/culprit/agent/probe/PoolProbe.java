@@ -109,14 +109,17 @@ final class PoolProbe {
         h.add(executors.hook());
         h.addAll(objectPools.hooks());
         // Tomcat's pool is found by its request hook (RequestProbe). XnioWorker hands tasks to a
-        // pool of another class, so weaving its execute leaves no worker loop obsolete.
-        h.add(new Hook(ContainerPools.XNIO_WORKER, "execute", "(Ljava/lang/Runnable;)", Hook.ENTER | Hook.SELF) {
-            @Override
-            public long probeEnter(int id, Object self, Object arg0) {
-                containers.remember(self);
-                return 0L;
-            }
-        });
+        // pool of another class, so weaving its execute leaves no worker loop obsolete; JBoss
+        // Threads' workers take their tasks from its queue, not through execute, so the same holds.
+        for (String executor : new String[] {ContainerPools.XNIO_WORKER, ContainerPools.JBOSS_EXECUTOR}) {
+            h.add(new Hook(executor, "execute", "(Ljava/lang/Runnable;)", Hook.ENTER | Hook.SELF) {
+                @Override
+                public long probeEnter(int id, Object self, Object arg0) {
+                    containers.remember(self);
+                    return 0L;
+                }
+            });
+        }
         return h;
     }
 

@@ -62,6 +62,11 @@ final class VertxHttpClientHooks {
         };
     }
 
+    /** A request another hook times at its own level (a REST client's invocation): not this hook's call. */
+    void forget(Object request) {
+        if (request != null) pending.take(request);
+    }
+
     private void end(Object request, long endNs, Throwable failure) {
         if (request == null) return;
         long start = pending.take(request);
