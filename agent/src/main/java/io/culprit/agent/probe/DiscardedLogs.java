@@ -16,7 +16,10 @@ import java.util.logging.Logger;
  * and then drops it. The cost is the argument's, under the caller's frames in the profile, and
  * no appender ever sees the event (so {@link LoggingProbe} does not either): counted here, per
  * logger, at the message-taking calls (JUL's {@code Logger.log(Level, String)}, which
- * {@code fine(String)} and its kin call; logback's {@code debug(String)} and {@code trace(String)}). The Supplier and fluent forms, which build nothing when the level is off, are not
+ * {@code fine(String)} and its kin call; logback's and log4j2's {@code debug(String)} and {@code trace(String)},
+ * JBoss Logging's {@code debug(Object)} and {@code trace(Object)}). JBoss LogManager's own JUL logger
+ * (Quarkus' backend) overrides {@code fine(String)} and the rest without calling JUL's, so JUL calls in
+ * a Quarkus service are not seen. The Supplier and fluent forms, which build nothing when the level is off, are not
  * counted. Loggers are usually named after their class, which is how diagnosis ties a logger's
  * drops to the method that built the message.
  *
@@ -30,6 +33,10 @@ final class DiscardedLogs {
 
     static final String JUL_LOGGER = "java.util.logging.Logger";
     static final String LOGBACK_LOGGER = LoggingProbe.LOGBACK_LOGGER;
+    /** log4j2's API: every logger's {@code debug(String)} is its AbstractLogger's. */
+    static final String LOG4J_LOGGER = "org.apache.logging.log4j.spi.AbstractLogger";
+    /** JBoss Logging (Quarkus' {@code Log} and Hibernate's loggers): {@code debug(Object)} on any backend. */
+    static final String JBOSS_LOGGER = "org.jboss.logging.Logger";
     static final List<String> COLUMNS = List.of("logger", "level", "calls", "perRequest");
 
     /** One logger's dropped calls: the level is the first one seen dropped (debug and trace are rarely both). */
@@ -64,12 +71,17 @@ final class DiscardedLogs {
                         return 0L;
                     }
                 },
-                logback("debug", debugEnabled, "DEBUG"),
-                logback("trace", traceEnabled, "TRACE"));
+                byLevel(LOGBACK_LOGGER, "debug", "(Ljava/lang/String;)", debugEnabled, "DEBUG"),
+                byLevel(LOGBACK_LOGGER, "trace", "(Ljava/lang/String;)", traceEnabled, "TRACE"),
+                byLevel(LOG4J_LOGGER, "debug", "(Ljava/lang/String;)", debugEnabled, "DEBUG"),
+                byLevel(LOG4J_LOGGER, "trace", "(Ljava/lang/String;)", traceEnabled, "TRACE"),
+                byLevel(JBOSS_LOGGER, "debug", "(Ljava/lang/Object;)", debugEnabled, "DEBUG"),
+                byLevel(JBOSS_LOGGER, "trace", "(Ljava/lang/Object;)", traceEnabled, "TRACE"));
     }
 
-    private Hook logback(String method, Getter enabled, String level) {
-        return new Hook(LOGBACK_LOGGER, method, "(Ljava/lang/String;)", Hook.ENTER | Hook.SELF) {
+    /** A logger's {@code method}(message), dropped when its {@code enabled} getter says the level is off. */
+    private Hook byLevel(String className, String method, String descriptor, Getter enabled, String level) {
+        return new Hook(className, method, descriptor, Hook.ENTER | Hook.SELF) {
             @Override
             public long probeEnter(int id, Object self, Object arg0) {
                 if (Boolean.FALSE.equals(enabled.call(self))) dropped(self, null, level);
@@ -88,7 +100,7 @@ final class DiscardedLogs {
     }
 
     boolean woven(Probes p) {
-        return p.woven(JUL_LOGGER) || p.woven(LOGBACK_LOGGER);
+        return p.woven(JUL_LOGGER) || p.woven(LOGBACK_LOGGER) || p.woven(LOG4J_LOGGER) || p.woven(JBOSS_LOGGER);
     }
 
     /** Rows of table {@code discarded-logs}: per logger, most dropped calls first. */

@@ -52,4 +52,29 @@ class DiscardedLogsTest {
         assertThat(byLogger.get("shop.PriceList")).containsEntry("calls", 80L).containsEntry("level", "DEBUG");
         assertThat(byLogger).doesNotContainKey("org.postgresql.core.v3.QueryExecutorImpl");
     }
+
+    @Test
+    void log4j2AndJbossLoggingMessagesDroppedForTheirLevelAreCounted() throws Exception {
+        org.apache.logging.log4j.core.config.Configurator.setLevel("shop.Stock", org.apache.logging.log4j.Level.INFO);
+        org.apache.logging.log4j.core.config.Configurator.setLevel("shop.Loans", org.apache.logging.log4j.Level.INFO);
+        org.apache.logging.log4j.Logger log4j = org.apache.logging.log4j.LogManager.getLogger("shop.Stock");
+        // JBoss Logging picks log4j2 as its backend here (Quarkus' is JBoss LogManager): the API's debug(Object) is woven either way.
+        org.jboss.logging.Logger jboss = org.jboss.logging.Logger.getLogger("shop.Loans");
+        log4j.debug("warm-up");
+        jboss.debug("warm-up");
+        Probes p = Probes.ensure(ProbeContext.INST);
+        for (int i = 0; i < 70; i++) log4j.debug("stock " + i);
+        for (int i = 0; i < 10; i++) log4j.trace("stock " + i);
+        for (int i = 0; i < 30; i++) log4j.debug("stock {}", i);  // parameterized: not counted
+        for (int i = 0; i < 4; i++) log4j.info("kept");
+        for (int i = 0; i < 45; i++) jboss.debug("loan " + i);
+        for (int i = 0; i < 5; i++) jboss.trace("loan " + i);
+        for (int i = 0; i < 20; i++) jboss.debugf("loan %d", i);  // formats nothing while off: not counted
+        for (int i = 0; i < 3; i++) jboss.info("kept");
+
+        Map<String, Map<String, Object>> byLogger = new HashMap<>();
+        for (Map<String, Object> r : p.discardedLogs.rows(5)) byLogger.put((String) r.get("logger"), r);
+        assertThat(byLogger.get("shop.Stock")).containsEntry("calls", 80L).containsEntry("level", "DEBUG").containsEntry("perRequest", 16.0);
+        assertThat(byLogger.get("shop.Loans")).containsEntry("calls", 50L).containsEntry("level", "DEBUG");
+    }
 }
