@@ -128,7 +128,7 @@ public final class Frames {
     private static boolean generatedAround(String frame) {
         int dot = frame.lastIndexOf('.');
         String type = dot < 0 ? frame : frame.substring(0, dot);
-        return type.endsWith("_Subclass") || type.endsWith("_ClientProxy") || type.endsWith("$Intercepted") || type.contains("$Definition$");
+        return type.endsWith("_Subclass") || type.contains("_Subclass$") || type.endsWith("_ClientProxy") || type.endsWith("$Intercepted") || type.contains("$Definition$");
     }
 
     /** True for a class, resource or service lookup frame (see {@link #LOOKUP}). */

@@ -44,7 +44,7 @@ class FramesTest {
         assertThat(Frames.withApplication("io.culprit", () -> Frames.isApplication("io.culprit.agent.probe.CallProbe.exit"))).isFalse();
         assertThat(Frames.withApplication("shop", () -> Frames.isApplication("shop.OrderService$$SpringCGLIB$$0.place"))).isFalse();
         // Nor the classes Quarkus' ArC and Micronaut generate around a bean: the bean's own frame is below theirs.
-        for (String generated : new String[] {"shop.LoanService_Subclass.renew:-1", "shop.LoanService_ClientProxy.renew:-1",
+        for (String generated : new String[] {"shop.LoanService_Subclass.renew:-1", "shop.LoanService_Subclass$0.apply:-1", "shop.LoanService_ClientProxy.renew:-1",
                 "shop.$LoanService$Definition$Intercepted.renew:-1", "shop.$LoanService$Definition$Exec.dispatch:-1"}) {
             assertThat(Frames.isApplication(generated)).as(generated).isFalse();
         }

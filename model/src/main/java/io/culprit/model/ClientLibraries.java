@@ -62,7 +62,9 @@ public final class ClientLibraries {
         "sun.net.www.protocol.http.HttpURLConnection.getInputStream0", "org.apache.hc.client5.", "okhttp3.",
         "redis.clients.jedis.", "io.lettuce.", "org.springframework.http.client.",
         "org.springframework.web.reactive.function.client.", "io.r2dbc.postgresql.", "io.vertx.sqlclient.", "io.vertx.redis.",
-        "io.helidon.webclient."
+        "io.helidon.webclient.",
+        // Quarkus' Redis client over Vert.x's (its blocking API awaits the reply on a latch) and its REST client
+        "io.quarkus.redis.", "org.jboss.resteasy.reactive.client."
     };
 
     /**

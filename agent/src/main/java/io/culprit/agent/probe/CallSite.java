@@ -162,12 +162,13 @@ final class CallSite {
      * ({@code $PartnerClient$Intercepted}, which implement a declarative client's interface; {@code $X$Definition$Exec},
      * which dispatches to a bean's method) and
      * CGLIB's and Byte Buddy's ({@code $$}), JDK proxies, Quarkus ArC's interceptor subclasses and client
-     * proxies ({@code X_Subclass}, {@code X_ClientProxy}): the application method that called into
+     * proxies ({@code X_Subclass}, its interceptor chain's {@code X_Subclass$0}, {@code X_ClientProxy}): the application method that called into
      * one is the call site.
      */
     private static boolean generated(String className) {
         return className.contains("$Intercepted") || className.contains("$Definition$") || className.contains("$$") || className.startsWith("jdk.proxy")
-                || className.contains("$Proxy") || className.endsWith("_Subclass") || className.endsWith("_ClientProxy");
+                || className.contains("$Proxy") || className.endsWith("_Subclass")
+                || className.contains("_Subclass$") || className.endsWith("_ClientProxy");
     }
 
     /**

@@ -121,7 +121,7 @@ class CallSiteTest {
 
     @Test
     void quarkusFramesAndTheClassesArcGeneratesAreNoCallSite() {
-        for (String c : new String[] {"org.acme.LoanService_Subclass", "org.acme.LoanService_ClientProxy",
+        for (String c : new String[] {"org.acme.LoanService_Subclass", "org.acme.LoanService_Subclass$0", "org.acme.LoanService_ClientProxy",
                 "org.acme.PartnerClient$$QuarkusRestClientInterface", "io.quarkus.arc.impl.InterceptedMethodInvocationContext",
                 "org.jboss.resteasy.reactive.server.handlers.InvocationHandler", "io.smallrye.context.impl.wrappers.SlowContextualRunnable",
                 "io.agroal.pool.wrapper.ConnectionWrapper", "io.quarkus.hibernate.orm.panache.common.runtime.AbstractJpaOperations",

@@ -31,6 +31,8 @@ public final class ConstructionRule implements Rule {
     /** A quarter of CPU or request time in constructors is the dominant cost of the service. */
     static final double COST_CRITICAL = 0.25;
     /** Jackson's mappers: each instance carries its own serializer and deserializer caches. */
+    /** Jackson 2.10+'s mapper builder: what it does before build() is the new mapper's set-up too. */
+    static final String MAPPER_BUILDER = "com.fasterxml.jackson.databind.cfg.MapperBuilder.";
     static final List<String> JACKSON_MAPPERS = List.of("com.fasterxml.jackson.databind.ObjectMapper",
             "com.fasterxml.jackson.databind.json.JsonMapper", "com.fasterxml.jackson.dataformat.xml.XmlMapper",
             "com.fasterxml.jackson.dataformat.yaml.YAMLMapper", "com.fasterxml.jackson.dataformat.csv.CsvMapper");
@@ -41,7 +43,9 @@ public final class ConstructionRule implements Rule {
             "com.fasterxml.jackson.databind.deser.DeserializerCache.",
             // A new mapper's module discovery (a service-loader scan of the class path) is set-up of the same kind.
             "com.fasterxml.jackson.databind.ObjectMapper.findModules", "com.fasterxml.jackson.databind.ObjectMapper.findAndRegisterModules",
-            "com.fasterxml.jackson.databind.ObjectMapper.registerModule");
+            "com.fasterxml.jackson.databind.ObjectMapper.registerModule",
+            // ... and through the builder (JsonMapper.builder().findAndAddModules().build()), before the constructor runs.
+            MAPPER_BUILDER + "findModules", MAPPER_BUILDER + "findAndAddModules", MAPPER_BUILDER + "addModule");
 
     @Override public String id() { return "repeated-construction"; }
     @Override public String title() { return "Expensive objects rebuilt on every request"; }
@@ -82,6 +86,7 @@ public final class ConstructionRule implements Rule {
                 .evidence(row);
         if (Double.isFinite(cold) && (engine.isEmpty() || engine.get().serializes)) b.explains("serialization-cpu");
         if (Double.isFinite(cold) && lookupsUnder(ev, type)) b.explains("hot-path-classloading");
+        if (Double.isFinite(cold) && lockUnder(ev, type)) b.explains("lock-contention");
         if (Double.isFinite(cold) && hotMethodUnder(ev, caller)) b.explains("cpu-hotspot");
         if (engine.isPresent()) {
             String who = engine.get().library.equals(simpleName(type)) ? simpleName(type) : engine.get().library + "'s " + simpleName(type);
@@ -302,8 +307,31 @@ public final class ConstructionRule implements Rule {
         if (profile.isEmpty()) return false;
         CpuProfile lookups = profile.get().only(st -> java.util.Arrays.stream(st).anyMatch(Frames::isLookup));
         if (lookups.samples() == 0) return false;
-        String own = type + ".";
-        return lookups.only(st -> java.util.Arrays.stream(st).anyMatch(f -> f.startsWith(own))).samples() >= lookups.samples() / 2.0;
+        return lookups.only(st -> java.util.Arrays.stream(st).anyMatch(f -> ownSetUp(f, type))).samples() >= lookups.samples() / 2.0;
+    }
+
+    /** A frame of the built type's own methods, or of its builder's (Jackson's MapperBuilder for a mapper). */
+    private static boolean ownSetUp(String frame, String type) {
+        return frame.startsWith(type + ".") || JACKSON_MAPPERS.contains(type) && frame.startsWith(MAPPER_BUILDER);
+    }
+
+    /**
+     * Whether the most blocked lock is taken inside the built type's own set-up: a mapper's module
+     * discovery reads every jar's service files under the jar's lock, and a blind Quarkus service
+     * (session 44) that built a mapper per message read 53 % of request time blocked on
+     * RandomAccessFile at MapperBuilder.findModules as a contention of its own.
+     */
+    private static boolean lockUnder(Evidence ev, String type) {
+        Optional<Table> locks = ev.rows(LockContentionRule.lockTable(ev));
+        if (locks.isEmpty()) return false;
+        Table t = locks.get();
+        int top = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (top < 0 || t.number(i, "blockedMs") > t.number(top, "blockedMs")) top = i;
+        }
+        if (top < 0) return false;
+        for (String f : Evidence.stack(t, top, "waiterStack")) if (ownSetUp(f, type)) return true;
+        return false;
     }
 
     private static String simpleName(String type) {
