@@ -86,6 +86,12 @@ final class CallSite {
                     out.add(proxied + "." + f.getMethodName());
                     continue;
                 }
+                if (!out.isEmpty() && c.equals(lastClass) && out.get(out.size() - 1).endsWith(":-1") && f.getLineNumber() >= 0) {
+                    // A method with no line table in the application's class is one a bytecode enhancer
+                    // added (Panache's count/find/list in a repository): the class's own method that called it is the site.
+                    out.set(out.size() - 1, c + "." + f.getMethodName() + ":" + f.getLineNumber());
+                    continue;
+                }
                 if (out.size() == PATH || skipped || c.equals(lastClass) || passedOver.test(f)) {
                     if (out.isEmpty() && !c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("io.culprit.")) inner = c + "." + f.getMethodName();
                     continue;

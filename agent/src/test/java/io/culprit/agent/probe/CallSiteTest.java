@@ -119,6 +119,50 @@ class CallSiteTest {
         assertThat(CallSite.proxiedClass("jdk.proxy2.$Proxy87")).isNull();
     }
 
+    /**
+     * A method with no line table in the application's class (Panache's enhancer adds count, find and
+     * list to a repository so) gives way to the class's own method that called it.
+     */
+    @Test
+    void aMethodAnEnhancerAddedGivesWayToItsClasssCaller() throws Exception {
+        byte[] original;
+        try (java.io.InputStream in = example.shop.HoldLedger.class.getResourceAsStream("HoldLedger.class")) {
+            original = in.readAllBytes();
+        }
+        net.bytebuddy.jar.asm.ClassReader reader = new net.bytebuddy.jar.asm.ClassReader(original);
+        net.bytebuddy.jar.asm.ClassWriter writer = new net.bytebuddy.jar.asm.ClassWriter(0);
+        reader.accept(new net.bytebuddy.jar.asm.ClassVisitor(net.bytebuddy.jar.asm.Opcodes.ASM9, writer) {
+            @Override
+            public net.bytebuddy.jar.asm.MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exceptions) {
+                net.bytebuddy.jar.asm.MethodVisitor mv = super.visitMethod(access, name, desc, sig, exceptions);
+                if (!name.equals("count")) return mv;
+                return new net.bytebuddy.jar.asm.MethodVisitor(net.bytebuddy.jar.asm.Opcodes.ASM9, mv) {
+                    @Override
+                    public void visitLineNumber(int line, net.bytebuddy.jar.asm.Label start) { }
+                };
+            }
+        }, 0);
+        byte[] stripped = writer.toByteArray();
+        ClassLoader loader = new ClassLoader(getClass().getClassLoader()) {
+            @Override
+            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+                if (!name.equals("example.shop.HoldLedger")) return super.loadClass(name, resolve);
+                synchronized (getClassLoadingLock(name)) {
+                    Class<?> c = findLoadedClass(name);
+                    return c != null ? c : defineClass(name, stripped, 0, stripped.length);
+                }
+            }
+        };
+        Class<?> ledger = loader.loadClass("example.shop.HoldLedger");
+        Object instance = ledger.getConstructor().newInstance();
+        java.util.function.Supplier<Object> here = CallSite::here;
+        CallSite site = (CallSite) ledger.getMethod("countWaiting", java.util.function.Supplier.class).invoke(instance, here);
+        assertThat(site.caller).matches("example\\.shop\\.HoldLedger\\.countWaiting:\\d+");
+        // The same class with its line table: the inner method is the site, as before.
+        CallSite plain = (CallSite) new example.shop.HoldLedger().countWaiting(here);
+        assertThat(plain.caller).matches("example\\.shop\\.HoldLedger\\.count:\\d+");
+    }
+
     @Test
     void quarkusFramesAndTheClassesArcGeneratesAreNoCallSite() {
         for (String c : new String[] {"org.acme.LoanService_Subclass", "org.acme.LoanService_Subclass$0", "org.acme.LoanService_ClientProxy",
