@@ -1,10 +1,11 @@
 package io.culprit.agent.probe;
 
+import static io.culprit.agent.probe.PoolRows.max;
+import static io.culprit.agent.probe.PoolRows.number;
+import static io.culprit.agent.probe.PoolRows.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.culprit.agent.instrument.Instrumenter;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jboss.threads.EnhancedQueueExecutor;
@@ -39,8 +40,8 @@ class JbossThreadsPoolTest {
                     }
                 });
             }
-            Until.met(() -> number(row(p), "active") == 2.0 && number(row(p), "pending") == 1.0);
-            assertThat(row(p)).containsEntry("total", 2.0);
+            Until.met(() -> number(row(p, "jboss-threads"), "active") == 2.0 && number(row(p, "jboss-threads"), "pending") == 1.0);
+            assertThat(row(p, "jboss-threads")).containsEntry("total", 2.0);
             Until.met(() -> p.windows.series("pools") != null && max(p, "containerBusy") == 2.0);
             assertThat(max(p, "containerMax")).isEqualTo(2.0);
         } finally {
@@ -48,21 +49,5 @@ class JbossThreadsPoolTest {
             workers.shutdown();
             workers.awaitTermination(10, TimeUnit.SECONDS);
         }
-    }
-
-    private static Map<String, Object> row(Probes p) {
-        List<Map<String, Object>> rows = p.pools.describe();
-        return rows.stream().filter(r -> String.valueOf(r.get("pool")).startsWith("jboss-threads ")).findFirst().orElse(Map.of());
-    }
-
-    private static double number(Map<String, Object> row, String key) {
-        Object v = row.get(key);
-        return v instanceof Number ? ((Number) v).doubleValue() : -1;
-    }
-
-    private static double max(Probes p, String column) {
-        double m = Double.NEGATIVE_INFINITY;
-        for (double v : p.windows.series("pools").column(column).orElseThrow()) if (v > m) m = v;
-        return m;
     }
 }

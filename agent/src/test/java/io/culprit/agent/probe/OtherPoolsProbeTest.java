@@ -1,12 +1,13 @@
 package io.culprit.agent.probe;
 
+import static io.culprit.agent.probe.PoolRows.max;
+import static io.culprit.agent.probe.PoolRows.number;
+import static io.culprit.agent.probe.PoolRows.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.culprit.agent.instrument.Instrumenter;
 import java.sql.Connection;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 import org.apache.commons.dbcp2.BasicDataSource;
@@ -119,21 +120,5 @@ class OtherPoolsProbeTest {
             assertThat(after.isValid(1)).isTrue();
         }
         assertThat(p.pools.connectionPools.found()).as("one pool, found before the reset").hasSize(1);
-    }
-
-    private static Map<String, Object> row(Probes p, String library) {
-        List<Map<String, Object>> rows = p.pools.describe();
-        return rows.stream().filter(r -> String.valueOf(r.get("pool")).startsWith(library + " ")).findFirst().orElse(Map.of());
-    }
-
-    private static double number(Map<String, Object> row, String key) {
-        Object v = row.get(key);
-        return v instanceof Number ? ((Number) v).doubleValue() : -1;
-    }
-
-    private static double max(Probes p, String column) {
-        double m = Double.NEGATIVE_INFINITY;
-        for (double v : p.windows.series("pools").column(column).orElseThrow()) if (v > m) m = v;
-        return m;
     }
 }

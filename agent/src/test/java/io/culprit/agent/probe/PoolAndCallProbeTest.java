@@ -268,9 +268,7 @@ class PoolAndCallProbeTest {
     }
 
     private static double max(Probes p, String column) {
-        double m = Double.NEGATIVE_INFINITY;
-        for (double v : p.windows.series("pools").column(column).orElseThrow()) if (v > m) m = v;
-        return m;
+        return PoolRows.max(p, column);
     }
 
     /** Polls a real condition; fails after 10 s. */
