@@ -92,6 +92,12 @@ public final class ClientLibraries {
         return isDriver(frame) && JDBC_EXECUTE.contains(method(frame));
     }
 
+    /** Whether some frame of {@code stack} is inside a probed client ({@link #isProbed}): a wait there is that call's own. */
+    public static boolean insideProbedCall(java.util.List<String> stack) {
+        for (String f : stack) if (isProbed(f)) return true;
+        return false;
+    }
+
     /** A frame ({@code class.method:line}) or class name of a pool, driver, template or ORM. */
     public static boolean isDataAccess(String frame) {
         if (isDriver(frame)) return true;

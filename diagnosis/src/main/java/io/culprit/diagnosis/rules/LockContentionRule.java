@@ -158,8 +158,7 @@ public final class LockContentionRule implements Rule {
      * request read as "69 % of request time blocked on work handed to other threads".
      */
     private static boolean insideProbedCall(Table t, int row) {
-        for (String f : Evidence.stack(t, row, "waiterStack")) if (io.culprit.model.ClientLibraries.isProbed(f)) return true;
-        return false;
+        return io.culprit.model.ClientLibraries.insideProbedCall(Evidence.stack(t, row, "waiterStack"));
     }
 
     /**

@@ -157,8 +157,7 @@ public final class LockCollector implements EventCollector, SampleCollector {
     }
 
     static boolean insideProbedCall(List<String> stack) {
-        for (String f : stack) if (ClientLibraries.isProbed(f)) return true;
-        return false;
+        return ClientLibraries.insideProbedCall(stack);
     }
 
     /**
