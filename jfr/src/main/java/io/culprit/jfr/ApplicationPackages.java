@@ -85,6 +85,34 @@ public final class ApplicationPackages {
         return main == null ? List.of() : ofCommand(main);
     }
 
+    /**
+     * Of the packages the agent saw loaded from the jar the command runs (a plain or a shaded jar),
+     * the application's: those of its main class's organisation ({@link #organisation}). A shaded
+     * jar (Dropwizard's, the Maven Shade plugin's) carries every library at its top level beside the
+     * application, and would otherwise make Jetty, Jersey and Jackson the application's own code.
+     * All of them when the jar tells nothing ({@link #ofJar}: no main class, or a launcher's).
+     */
+    public static List<String> ofLoadedFromJar(TreeSet<String> loaded, String jar) {
+        List<String> declared = jar == null ? List.of() : ofJar(Path.of(jar));
+        if (declared.isEmpty()) return folded(loaded);
+        TreeSet<String> own = new TreeSet<>(declared);
+        for (String p : loaded) {
+            for (String d : declared) if ((p + ".").startsWith(organisation(d))) own.add(p);
+        }
+        return folded(own);
+    }
+
+    /**
+     * A package's organisation, with its dot: its first two names ({@code com.acme.shop.web} →
+     * {@code com.acme.}), three under a code host's ({@code com.github.someone.}), the whole of a
+     * one-name package.
+     */
+    static String organisation(String pkg) {
+        String[] names = pkg.split("\\.");
+        int keep = names.length > 2 && (pkg.startsWith("com.github.") || pkg.startsWith("io.github.")) ? 3 : Math.min(2, names.length);
+        return String.join(".", java.util.Arrays.copyOf(names, keep)) + ".";
+    }
+
     /** {@code com/acme/Shop.class} → {@code com.acme}; null in the default package or for module-info. */
     private static String packageOf(String classFile) {
         int slash = classFile.lastIndexOf('/');

@@ -56,6 +56,19 @@ class ApplicationPackagesTest {
         assertThat(ApplicationPackages.ofCommand(dir.resolve("recorded-elsewhere.jar") + " --x")).isEmpty();
     }
 
+    @Test
+    void ofAShadedJarsLoadedPackagesOnlyTheMainClassesOrganisationIsTheApplications(@TempDir Path dir) throws Exception {
+        Path jar = jar(dir.resolve("billing.jar"), "com.acme.billing.BillingApplication", "com/acme/billing/BillingApplication.class",
+                "org/eclipse/jetty/server/Server.class", "org/glassfish/jersey/server/ApplicationHandler.class");
+        TreeSet<String> loaded = new TreeSet<>(List.of("com.acme.billing", "com.acme.billing.db", "com.acme.common.money",
+                "org.eclipse.jetty.server", "org.glassfish.jersey.server", "org.jdbi.v3.core", "io.dropwizard.core"));
+        assertThat(ApplicationPackages.ofLoadedFromJar(loaded, jar.toString())).containsExactly("com.acme.billing", "com.acme.common.money");
+        // A jar that tells nothing of its own (gone since, or a launcher's): every package loaded from it.
+        assertThat(ApplicationPackages.ofLoadedFromJar(loaded, dir.resolve("gone.jar").toString())).hasSize(6);
+        assertThat(ApplicationPackages.organisation("com.github.someone.tool.cli")).isEqualTo("com.github.someone.");
+        assertThat(ApplicationPackages.organisation("app")).isEqualTo("app.");
+    }
+
     private static Path jar(Path path, String mainClass, String... entries) throws Exception {
         Manifest m = new Manifest();
         m.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");

@@ -41,8 +41,9 @@ final class AppPackages {
             else if (s == Source.MAIN_JAR && !pkg.startsWith("org.springframework.boot.loader")) ofMainJar.add(pkg);
         }
         // The command line's jar is the application's only when nothing nested or unpacked is; a
-        // Spring Boot jar holds its launcher (org.springframework.boot.loader) at the top, never the application's.
-        return ApplicationPackages.folded(own.isEmpty() ? ofMainJar : own);
+        // Spring Boot jar holds its launcher (org.springframework.boot.loader) at the top, never the
+        // application's; a shaded jar holds its libraries there too.
+        return own.isEmpty() ? ApplicationPackages.ofLoadedFromJar(ofMainJar, mainJar) : ApplicationPackages.folded(own);
     }
 
     /** culprit's own classes, which come from a classes directory in its own tests (the lab's io.culprit.lab is an application). */
