@@ -42,7 +42,9 @@ public final class Frames {
         "org.opensearch.", "com.datastax.", "software.amazon.", "com.amazonaws.", "io.confluent.", "com.hazelcast.",
         "org.infinispan.", "net.spy.memcached.", "com.couchbase.", "org.neo4j.", "io.r2dbc.",
         "com.github.pagehelper.", "com.baomidou.", "tk.mybatis.", "com.alibaba.", "io.smallrye.", "io.agroal.", "com.arjuna.",
-        "io.helidon."
+        "io.helidon.", "io.dropwizard.", "com.codahale.", "io.javalin.", "com.linecorp.armeria.", "io.ktor.", "spark.",
+        "io.jooby.", "akka.", "com.typesafe.", "play.api.", "play.core.", "play.mvc.", "org.jvnet.", "javassist.",
+        "net.sf.ehcache.", "com.esotericsoftware."
     };
 
     /** culprit's own code in the target, never the application's, whatever package the application has. */
