@@ -40,10 +40,11 @@ public final class LiveJfr implements AutoCloseable {
     /** With the given JFR settings, e.g. {@code CulpritSettings.only(Set.of("jdk.JavaExceptionThrow"))}. */
     public static LiveJfr start(Map<String, String> settings) {
         Object rs;
+        Map<String, String> own = ForeignEvents.off(settings);
         try {
             Class<?> c = Class.forName("jdk.jfr.consumer.RecordingStream");
             rs = c.getConstructor().newInstance();
-            c.getMethod("setSettings", Map.class).invoke(rs, settings);
+            c.getMethod("setSettings", Map.class).invoke(rs, own);
         } catch (ClassNotFoundException e) {
             throw new IllegalStateException("live JFR streaming needs JDK 14+, this JVM is " + System.getProperty("java.version"));
         } catch (ReflectiveOperationException e) {
@@ -60,6 +61,9 @@ public final class LiveJfr implements AutoCloseable {
             // and that parsing runs on the target's own cores.
             Method onEvent = rs.getClass().getMethod("onEvent", String.class, Consumer.class);
             for (String type : live.evidence.eventTypes()) onEvent.invoke(rs, type, sink);
+            // After each flush (about a second): event types a library registered meanwhile go off too.
+            rs.getClass().getMethod("onFlush", Runnable.class).invoke(rs, (Runnable) ForeignEvents::recheck);
+            ForeignEvents.watch(rs, own);
             rs.getClass().getMethod("startAsync").invoke(rs);
             // Starting can take seconds on a busy machine: the observation begins once recording has.
             live.startMs = System.currentTimeMillis();
@@ -125,6 +129,7 @@ public final class LiveJfr implements AutoCloseable {
 
     @Override
     public void close() {
+        ForeignEvents.forget(stream);
         try {
             ((AutoCloseable) stream).close();
         } catch (Exception ignored) {

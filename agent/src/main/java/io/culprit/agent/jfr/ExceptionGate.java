@@ -2,6 +2,7 @@ package io.culprit.agent.jfr;
 
 import io.culprit.agent.Lifecycle;
 import io.culprit.jfr.CulpritSettings;
+import io.culprit.jfr.ForeignEvents;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Field;
 import java.util.Map;
@@ -103,6 +104,7 @@ public final class ExceptionGate {
         // gate's own pace, a live window of a second or two still has a span to scale by.
         settings.put("jdk.ExceptionStatistics#enabled", "true");
         settings.put("jdk.ExceptionStatistics#period", "100 ms");
+        settings = ForeignEvents.off(settings);
         Recording r = new Recording(settings);
         r.setName(NAME);
         // Nothing of its own to keep: the events reach culprit's other recordings.
@@ -113,6 +115,7 @@ public final class ExceptionGate {
         lastCount = throwables == null ? 0 : throwables.getAsLong();
         r.start();
         recording = r;
+        ForeignEvents.watch(r, settings);
         // Detaching ends every lease's owner, but a lease leaked by a failed command must not outlive it.
         if (!shutdownHooked) Lifecycle.addShutdownHook(ExceptionGate::shutdown);
         shutdownHooked = true;
@@ -127,7 +130,10 @@ public final class ExceptionGate {
         // addPeriodicEvent registered Tick, a class of culprit's loader: JFR's metadata would keep it, and
         // through it the loader and every agent class, after detach.
         if (FlightRecorder.removePeriodicEvent(HOOK)) FlightRecorder.unregister(Tick.class);
-        if (recording != null) recording.close();
+        if (recording != null) {
+            ForeignEvents.forget(recording);
+            recording.close();
+        }
         recording = null;
         throwables = null;
     }
@@ -137,6 +143,7 @@ public final class ExceptionGate {
         Recording r = recording;
         LongSupplier counter = throwables;
         if (r == null || counter == null) return;
+        ForeignEvents.recheck();
         long now = System.nanoTime(), count = counter.getAsLong();
         long dn = count - lastCount, dt = Math.max(1, now - lastNs);
         lastCount = count;

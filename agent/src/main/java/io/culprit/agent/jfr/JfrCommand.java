@@ -8,6 +8,7 @@ import io.culprit.agent.command.Flags;
 import io.culprit.agent.command.Format;
 import io.culprit.agent.probe.ParkTracer;
 import io.culprit.jfr.CulpritSettings;
+import io.culprit.jfr.ForeignEvents;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -79,10 +80,12 @@ public final class JfrCommand implements Command {
                 Recording r;
                 try {
                     Map<String, String> settings = CulpritSettings.withoutThrows(parks.settings());
-                    r = new Recording(samples ? settings : CulpritSettings.withoutSamples(settings));
+                    settings = ForeignEvents.off(samples ? settings : CulpritSettings.withoutSamples(settings));
+                    r = new Recording(settings);
                     r.setName(NAME);
                     r.setToDisk(true);
                     r.start();
+                    ForeignEvents.watch(r, settings);
                 } catch (RuntimeException e) {
                     parks.close();
                     gate.close();
@@ -93,7 +96,10 @@ public final class JfrCommand implements Command {
                 LEAKS.set(LeakWatch.start());
                 // Detaching culprit ends its recording: nothing of ours keeps running in the target.
                 Lifecycle.addShutdownHook(() -> {
-                    current().ifPresent(Recording::close);
+                    current().ifPresent(c -> {
+                        ForeignEvents.forget(c);
+                        c.close();
+                    });
                     releaseParks();
                     LeakWatch w = LEAKS.getAndSet(null);
                     if (w != null) w.close();
@@ -121,6 +127,7 @@ public final class JfrCommand implements Command {
                 LeakWatch watch = action.equals("stop") ? LEAKS.getAndSet(null) : LEAKS.get();
                 String leaks = watch == null ? null : watch.describe();
                 if (action.equals("stop")) {
+                    ForeignEvents.forget(rec);
                     rec.close();
                     // Last, with no other recording of ours running (see LeakWatch.stopInto).
                     if (watch != null) watch.stopInto(out);

@@ -2,6 +2,7 @@ package io.culprit.agent.jfr;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import io.culprit.jfr.CulpritSettings;
+import io.culprit.jfr.ForeignEvents;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.management.GarbageCollectorMXBean;
@@ -89,11 +90,13 @@ final class LeakWatch implements NotificationListener {
     /** Under this object's lock, so that a detach cannot miss a recording started meanwhile. */
     private synchronized void startProfiler(String why) {
         if (leaks != null || closed) return;
-        Recording r = new Recording(CulpritSettings.leakProfiler());
+        Map<String, String> settings = ForeignEvents.off(CulpritSettings.leakProfiler());
+        Recording r = new Recording(settings);
         r.setName(NAME);
         r.setToDisk(true);
         try {
             r.start();
+            ForeignEvents.watch(r, settings);
         } catch (RuntimeException e) {
             r.close();
             return;  // the evidence is lost, not the service: heap-leak then names no site
@@ -146,6 +149,7 @@ final class LeakWatch implements NotificationListener {
                 Files.copy(part, os);
             }
         } finally {
+            ForeignEvents.forget(r);
             r.close();
             Files.deleteIfExists(part);
         }
@@ -159,7 +163,10 @@ final class LeakWatch implements NotificationListener {
             r = leaks;
         }
         unwatch();
-        if (r != null) r.close();
+        if (r != null) {
+            ForeignEvents.forget(r);
+            r.close();
+        }
     }
 
     /**

@@ -53,6 +53,10 @@ class WindowsAndFramesTest {
                 "com.acme.Api.fanout:70"))).isFalse();
         assertThat(LockCollector.idleWorker(List.of("java.util.concurrent.LinkedBlockingQueue.poll:455",
                 "org.apache.tomcat.util.threads.TaskQueue.poll:89", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask:913"))).isTrue();
+        // Jetty 12's reserved thread waits for its next job on a semaphore.
+        assertThat(LockCollector.idleWorker(List.of("java.util.concurrent.Semaphore.tryAcquire:415",
+                "org.eclipse.jetty.util.thread.ReservedThreadExecutor$ReservedThread.waitForTask:357",
+                "org.eclipse.jetty.util.thread.ReservedThreadExecutor$ReservedThread.run:296"))).isTrue();
         assertThat(LockCollector.idleWorker(List.of("java.util.concurrent.locks.ReentrantLock.lock:322",
                 "com.acme.Api.token:98", "java.util.concurrent.ThreadPoolExecutor.runWorker:1136"))).isFalse();
         // A loop's wake-up handshake inside its own select is not the loop blocked by a request's work.
