@@ -25,6 +25,8 @@ public final class Engines {
         public final String caches;
         /** Whether its work is serializing: then its cold work is what a serialization finding sees. */
         public final boolean serializes;
+        /** The finding its cold work shows as besides (a rule id), or null. */
+        public final String shows;
         private final List<String> packages;
 
         Engine(String type, String library, String caches, List<String> packages) {
@@ -32,6 +34,11 @@ public final class Engines {
         }
 
         Engine(String type, String library, String caches, List<String> packages, boolean serializes) {
+            this(type, library, caches, packages, serializes, serializes ? "serialization-cpu" : null);
+        }
+
+        Engine(String type, String library, String caches, List<String> packages, boolean serializes, String shows) {
+            this.shows = shows;
             this.type = type;
             this.library = library;
             this.caches = caches;
@@ -64,7 +71,13 @@ public final class Engines {
             new Engine("com.github.dozermapper.core.DozerBeanMapper", "Dozer",
                     "the class mappings it introspects", List.of("com.github.dozermapper.")),
             new Engine("ma.glasnost.orika.impl.DefaultMapperFactory", "Orika",
-                    "the mappers it generates as classes", List.of("ma.glasnost.orika.")));
+                    "the mappers it generates as classes", List.of("ma.glasnost.orika.")),
+            // A ValidatorFactory introspects each bean class's constraints once, on its first validation
+            // (BeanMetaDataManagerImpl.createBeanMetaData); a blind Dropwizard service (session 45) built
+            // one per request (Validators.newValidator) and spent 60 % of its CPU there, under validate.
+            new Engine("org.hibernate.validator.internal.engine.ValidatorFactoryImpl", "Hibernate Validator",
+                    "the constraint metadata it introspects for each bean class",
+                    List.of("org.hibernate.validator.", "com.fasterxml.classmate."), false, "validation-cpu"));
 
     private Engines() { }
 

@@ -75,16 +75,40 @@ final class ConstructionProbe {
         return h;
     }
 
+    /**
+     * Who builds it: the first frame outside the type's library and the JDK, and past the helpers of
+     * frameworks and of the validation and XML APIs when an application frame calls them
+     * (Dropwizard's {@code Validators.newValidator()}, {@code jakarta.validation.Validation}, Spring's
+     * builders): the code to change is the application's call, not the helper's constructor call.
+     */
     private static String caller(String type) {
         String library = library(type);
-        return WALKER.walk(frames -> frames
-                .filter(f -> {
-                    String c = f.getClassName();
-                    return !c.startsWith(type) && !c.startsWith(library) && !c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("sun.")
-                            && !c.startsWith("io.culprit.bootstrap.") && !c.startsWith("io.culprit.agent.instrument.")
-                            && !c.equals(SELF) && !c.startsWith(SELF + "$");
-                })
-                .findFirst().map(f -> f.getClassName() + "." + f.getMethodName() + ":" + f.getLineNumber()).orElse("(unknown)"));
+        return WALKER.walk(frames -> {
+            StackWalker.StackFrame outside = null;
+            for (java.util.Iterator<StackWalker.StackFrame> it = frames.iterator(); it.hasNext(); ) {
+                StackWalker.StackFrame f = it.next();
+                String c = f.getClassName();
+                if (c.startsWith(type) || c.startsWith(library) || c.startsWith("java.") || c.startsWith("jdk.") || c.startsWith("sun.")
+                        || c.startsWith("io.culprit.bootstrap.") || c.startsWith("io.culprit.agent.instrument.")
+                        || c.equals(SELF) || c.startsWith(SELF + "$")) continue;
+                if (outside == null) outside = f;
+                if (!helper(c)) return name(f);
+            }
+            return outside == null ? "(unknown)" : name(outside);
+        });
+    }
+
+    private static final String[] HELPERS = {"javax.", "jakarta.", "io.dropwizard.", "org.glassfish.", "io.micronaut.", "io.quarkus.",
+        "io.helidon.", "io.vertx."};
+
+    private static boolean helper(String className) {
+        for (String h : HELPERS) if (className.startsWith(h)) return true;
+        for (String h : LruMaps.FRAMEWORKS) if (className.startsWith(h)) return true;
+        return false;
+    }
+
+    private static String name(StackWalker.StackFrame f) {
+        return f.getClassName() + "." + f.getMethodName() + ":" + f.getLineNumber();
     }
 
     /**

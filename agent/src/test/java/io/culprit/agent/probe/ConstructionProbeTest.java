@@ -49,6 +49,29 @@ class ConstructionProbeTest {
         assertThat((String) rows.get(0).get("caller")).contains("ConstructionProbeTest.perRequestEngine");
     }
 
+    @Test
+    void aValidatorFactoryBuiltPerCallThroughTheValidationApiNamesTheApplicationsCall() throws Exception {
+        newFactory().close();  // loaded, as in a service that has started
+        Probes p = Probes.ensure(ProbeContext.INST);
+        for (int i = 0; i < 6; i++) {
+            try (jakarta.validation.ValidatorFactory f = newFactory()) {
+                assertThat(f.getValidator().validate(new Source())).isEmpty();
+            }
+        }
+        List<Map<String, Object>> rows = p.construction.rows(6);
+        assertThat(rows).hasSize(1);
+        assertThat(rows.get(0)).containsEntry("type", "org.hibernate.validator.internal.engine.ValidatorFactoryImpl")
+                .containsEntry("count", 6L);
+        // Built inside jakarta.validation's bootstrap: the caller is the code that asked for it.
+        assertThat((String) rows.get(0).get("caller")).contains("ConstructionProbeTest.newFactory");
+    }
+
+    private static jakarta.validation.ValidatorFactory newFactory() {
+        return jakarta.validation.Validation.byDefaultProvider().configure()
+                .messageInterpolator(new org.hibernate.validator.messageinterpolation.ParameterMessageInterpolator())
+                .buildValidatorFactory();
+    }
+
     public static final class Source {
         private String name = "a";
 

@@ -84,7 +84,8 @@ public final class ConstructionRule implements Rule {
         Optional<Engines.Engine> engine = Engines.of(type);
         Finding.Builder b = describe(ev, type, caller, Double.isFinite(cold) ? Math.max(cold, Double.isFinite(cost) ? cost : 0) : cost)
                 .evidence(row);
-        if (Double.isFinite(cold) && (engine.isEmpty() || engine.get().serializes)) b.explains("serialization-cpu");
+        if (Double.isFinite(cold) && engine.isEmpty()) b.explains("serialization-cpu");
+        if (Double.isFinite(cold) && engine.isPresent() && engine.get().shows != null) b.explains(engine.get().shows);
         if (Double.isFinite(cold) && lookupsUnder(ev, type)) b.explains("hot-path-classloading");
         if (Double.isFinite(cold) && lockUnder(ev, type)) b.explains("lock-contention");
         if (Double.isFinite(cold) && hotMethodUnder(ev, caller)) b.explains("cpu-hotspot");
