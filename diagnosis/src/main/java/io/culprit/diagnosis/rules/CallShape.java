@@ -56,9 +56,32 @@ final class CallShape {
         return tables != null && tables.size() >= 2 ? tables : null;
     }
 
+    /**
+     * A statement without the comments before its verb (a block comment that names the DAO method,
+     * as JDBI's users and Hibernate's SQL comments put them; line comments), trimmed: what the checks
+     * of a statement's kind read. A tagged select once read as a write, and its waits for a busy
+     * server as a row lock.
+     */
+    static String sqlBody(String sql) {
+        String s = sql == null ? "" : sql.trim();
+        while (true) {
+            if (s.startsWith("/*")) {
+                int end = s.indexOf("*/");
+                if (end < 0) return s;
+                s = s.substring(end + 2).trim();
+            } else if (s.startsWith("--")) {
+                int end = s.indexOf('\n');
+                if (end < 0) return "";
+                s = s.substring(end + 1).trim();
+            } else {
+                return s;
+            }
+        }
+    }
+
     /** The tables a select joins as collections of its main row (see above), possibly none; null for any other statement. */
     static List<String> collectionTables(String sql) {
-        String s = sql.toLowerCase(Locale.ROOT).trim();
+        String s = sqlBody(sql).toLowerCase(Locale.ROOT);
         if (!s.startsWith("select")) return null;
         Matcher from = ALIASED.matcher(s);
         if (!from.find()) return null;
@@ -87,7 +110,7 @@ final class CallShape {
         if (joined == null || joined.isEmpty() || UNPAGED_NOT.matcher(sql).find()) return false;
         String caller = io.culprit.diagnosis.Frames.stripLine(io.culprit.diagnosis.Evidence.text(calls, row, "caller"));
         for (int i = 0; i < calls.rows().size(); i++) {
-            if (i == row || !"sql".equalsIgnoreCase(calls.text(i, "kind")) || !COUNT.matcher(calls.text(i, "target")).find()) continue;
+            if (i == row || !"sql".equalsIgnoreCase(calls.text(i, "kind")) || !COUNT.matcher(sqlBody(calls.text(i, "target"))).find()) continue;
             if (io.culprit.diagnosis.Frames.stripLine(io.culprit.diagnosis.Evidence.text(calls, i, "caller")).equals(caller)) return true;
         }
         return false;
@@ -141,7 +164,7 @@ final class CallShape {
 
     /** A database-side check for a slow statement: its plan. Null for other calls. */
     static String databaseConfirm(String kind, String target, Database db) {
-        if (!"sql".equalsIgnoreCase(kind) || target == null || !target.trim().toLowerCase(Locale.ROOT).startsWith("select")) return null;
+        if (!"sql".equalsIgnoreCase(kind) || target == null || !sqlBody(target).toLowerCase(Locale.ROOT).startsWith("select")) return null;
         String sql = target.trim();
         return "in " + (db == Database.UNKNOWN ? "the database" : db.label) + ": "
                 + db.plan(sql.length() > 200 ? sql.substring(0, 197) + "..." : sql) + " with real values";
@@ -194,7 +217,7 @@ final class CallShape {
     }
 
     private static String sql(String sql, Database db) {
-        String s = sql.trim();
+        String s = sqlBody(sql);
         if (!s.startsWith("select")) return null;
         Matcher from = FROM.matcher(s);
         if (!from.find()) return null;

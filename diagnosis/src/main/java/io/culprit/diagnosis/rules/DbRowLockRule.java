@@ -83,7 +83,7 @@ public final class DbRowLockRule implements Rule {
         int top = -1;
         for (int i = 0; i < t.rows().size(); i++) {
             if (!"sql".equalsIgnoreCase(t.text(i, "kind"))) continue;
-            String sql = String.valueOf(t.text(i, "target")).toLowerCase(Locale.ROOT);
+            String sql = CallShape.sqlBody(t.text(i, "target")).toLowerCase(Locale.ROOT);
             if (!LOCKING.matcher(sql).find() || !(t.number(i, "p99Ms") >= SlowCallsRule.SQL_SLOW_MS)) continue;
             if (top < 0 || t.number(i, "shareOfRequestTime") > t.number(top, "shareOfRequestTime")) top = i;
         }
@@ -153,7 +153,7 @@ public final class DbRowLockRule implements Rule {
      * counter" for its adjuster queue.
      */
     static boolean queueHead(String sql) {
-        String s = sql == null ? "" : sql.toLowerCase(Locale.ROOT);
+        String s = CallShape.sqlBody(sql).toLowerCase(Locale.ROOT);
         return QUEUE_LOCK.matcher(s).find() && QUEUE_LIMIT.matcher(s).find() && !s.contains("skip locked") && !s.contains("nowait");
     }
 
@@ -170,7 +170,7 @@ public final class DbRowLockRule implements Rule {
 
     /** A pessimistic read lock (SELECT … FOR UPDATE) that is not a queue's head: a row every request locks to check it. */
     static boolean selectForUpdate(String sql) {
-        return sql != null && QUEUE_LOCK.matcher(sql.toLowerCase(Locale.ROOT)).find() && !queueHead(sql);
+        return sql != null && QUEUE_LOCK.matcher(CallShape.sqlBody(sql).toLowerCase(Locale.ROOT)).find() && !queueHead(sql);
     }
 
     static final String SELECT_FOR_UPDATE_FIX = "Lock less than the row every request needs: the SELECT … FOR UPDATE holds it until"
@@ -262,7 +262,7 @@ public final class DbRowLockRule implements Rule {
         int top = -1;
         for (int i = 0; i < t.rows().size(); i++) {
             if (!"sql".equalsIgnoreCase(t.text(i, "kind"))) continue;
-            if (!LOCKING.matcher(String.valueOf(t.text(i, "target")).toLowerCase(Locale.ROOT)).find()) continue;
+            if (!LOCKING.matcher(CallShape.sqlBody(t.text(i, "target")).toLowerCase(Locale.ROOT)).find()) continue;
             if (top < 0 || t.number(i, "p99Ms") > t.number(top, "p99Ms")) top = i;
         }
         return top < 0 ? null : t.text(top, "target");
@@ -285,7 +285,7 @@ public final class DbRowLockRule implements Rule {
         for (int i = 0; i < t.rows().size(); i++) {
             String site = Evidence.text(t, i, "caller");
             if (!"sql".equalsIgnoreCase(t.text(i, "kind")) || method != null && (site.isEmpty() || !Frames.stripLine(site).equals(method))) continue;
-            String sql = String.valueOf(t.text(i, "target")).toLowerCase(Locale.ROOT).trim();
+            String sql = CallShape.sqlBody(t.text(i, "target")).toLowerCase(Locale.ROOT);
             if (!sql.startsWith("select") || LOCKING.matcher(sql).find()) return false;
             seen = true;
         }

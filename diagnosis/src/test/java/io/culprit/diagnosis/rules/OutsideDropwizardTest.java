@@ -41,5 +41,10 @@ class OutsideDropwizardTest {
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.culprit()).startsWith("com.acme.depot.resources.OrderHistoryResource.loadPerOrder:66");
         assertThat(f.summary()).contains("runs 90 times per request").contains("CatalogDao.findById");
+        // Its statements are selects behind a comment: their waits for a busy server are no row lock.
+        assertThat(new DbRowLockRule().evaluate(Fixtures.evidence("outside-dropwizard-lines-per-order")).isProblem()).isFalse();
+        assertThat(CallShape.sqlBody("/* CatalogDao.findById */ SELECT id FROM products WHERE id = ?")).isEqualTo("SELECT id FROM products WHERE id = ?");
+        assertThat(CallShape.sqlBody("-- nightly\n/* a */ /* b */ update stock set n = n - 1")).isEqualTo("update stock set n = n - 1");
+        assertThat(CallShape.sqlBody("/* unterminated")).isEqualTo("/* unterminated");
     }
 }
