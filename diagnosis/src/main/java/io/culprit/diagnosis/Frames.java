@@ -81,13 +81,17 @@ public final class Frames {
      * {@code com.acme.}), so that the company's other modules, which come as jars, count as its own
      * too; kept whole when that root is also a library's ({@code org.springframework.samples.petclinic.},
      * {@code io.culprit.lab.}, {@code com.github.someone.tool.}), or when it has a single name.
+     * Known libraries' packages are left out when the list has others: agents before session 45
+     * recorded every package of a shaded jar (Jersey, Jetty, Jackson beside {@code com.acme.depot}).
      */
     static String[] applicationPrefixes(String appPackages) {
         java.util.Set<String> out = new java.util.TreeSet<>();
         if (appPackages == null) return new String[0];
+        boolean ownToo = false;
+        for (String p : appPackages.split(",")) ownToo |= !p.trim().isEmpty() && !knownPackage(p.trim() + ".");
         for (String p : appPackages.split(",")) {
             p = p.trim();
-            if (p.isEmpty()) continue;
+            if (p.isEmpty() || ownToo && knownPackage(p + ".")) continue;
             int a = p.indexOf('.'), b = a < 0 ? -1 : p.indexOf('.', a + 1);
             String root = (b < 0 ? p : p.substring(0, b)) + ".";
             boolean shared = root.equals(p + ".") || root.startsWith("com.github.") || root.startsWith("io.github.");
@@ -96,6 +100,11 @@ public final class Frames {
             out.add(shared ? p + "." : root);
         }
         return out.toArray(new String[0]);
+    }
+
+    /** Whether a package ({@code a.b.}) lies in a known library's or the JDK's. */
+    private static boolean knownPackage(String pkg) {
+        return startsWithAny(pkg, FRAMEWORK) || startsWithAny(pkg, JDK);
     }
 
     /**

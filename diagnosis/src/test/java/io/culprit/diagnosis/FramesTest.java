@@ -23,6 +23,9 @@ class FramesTest {
         assertThat(Frames.applicationPrefixes("io.culprit.lab")).containsExactly("io.culprit.lab.");
         assertThat(Frames.applicationPrefixes("shop")).containsExactly("shop.");
         assertThat(Frames.applicationPrefixes("io.github.someone.tool")).containsExactly("io.github.someone.tool.");
+        // A shaded jar's packages as agents before session 45 recorded them: the libraries beside the application are left out.
+        assertThat(Frames.applicationPrefixes("ch.qos.logback.classic,com.acme.depot,com.fasterxml.jackson.databind,io.dropwizard.core,"
+                + "org.eclipse.jetty.server,org.glassfish.jersey.server")).containsExactly("com.acme.");
         assertThat(Frames.applicationPrefixes("")).isEmpty();
         assertThat(Frames.applicationPrefixes(null)).isEmpty();
     }

@@ -54,7 +54,8 @@ public final class ConstructionRule implements Rule {
     public Finding evaluate(Evidence ev) {
         Optional<Table> table = ev.table("construction");
         if (table.isEmpty()) {
-            return fromLookupStacks(ev).or(() -> fromFactoryProfile(ev)).or(() -> fromCompileProfile(ev)).orElseGet(() -> notAssessed("no table construction,"
+            return fromLookupStacks(ev).or(() -> fromEngineProfile(ev)).or(() -> fromFactoryProfile(ev)).or(() -> fromCompileProfile(ev))
+                    .orElseGet(() -> notAssessed("no table construction,"
                     + " and no per-request class loading from inside a constructor"));
         }
         Table t = table.get();
@@ -67,7 +68,7 @@ public final class ConstructionRule implements Rule {
             if (top < 0 || key > topCost) { top = i; topCost = key; }
         }
         if (top < 0) {
-            Optional<Finding> factories = fromFactoryProfile(ev).or(() -> fromCompileProfile(ev));
+            Optional<Finding> factories = fromEngineProfile(ev).or(() -> fromFactoryProfile(ev)).or(() -> fromCompileProfile(ev));
             if (factories.isPresent()) return factories.get();
             Numbers n = new Numbers();
             return finding(Severity.OK).evidence("tables/construction").summary("no costly type constructed once or more per request ("
@@ -89,14 +90,7 @@ public final class ConstructionRule implements Rule {
         if (Double.isFinite(cold) && lookupsUnder(ev, type)) b.explains("hot-path-classloading");
         if (Double.isFinite(cold) && lockUnder(ev, type)) b.explains("lock-contention");
         if (Double.isFinite(cold) && hotMethodUnder(ev, caller)) b.explains("cpu-hotspot");
-        if (engine.isPresent()) {
-            String who = engine.get().library.equals(simpleName(type)) ? simpleName(type) : engine.get().library + "'s " + simpleName(type);
-            b.explanation(who + " is cheap to construct and dear to use cold: it keeps"
-                    + " " + engine.get().caches + " in the instance, for the next call. Built per request, every request"
-                    + " starts with those caches empty and does that work again, while the constructor itself barely shows.")
-                    .fix("Build one " + simpleName(type) + " at start-up (a singleton bean or a static final field) and share it"
-                            + " (it is safe to share once configured); if configurations differ, keep one per configuration.");
-        }
+        engine.ifPresent(e -> engineText(b, e));
         String coldText = !Double.isFinite(cold) ? ""
                 : engine.isPresent() ? "; each new " + simpleName(type) + " starts without " + engine.get().caches + ": "
                         + n.tag(Fmt.pct(cold), ev.cpuRef()) + " of CPU samples run in " + engine.get().library + " under "
@@ -110,6 +104,69 @@ public final class ConstructionRule implements Rule {
                         + coldText + ".")
                 .numbers(n.refs())
                 .build();
+    }
+
+    private static void engineText(Finding.Builder b, Engines.Engine e) {
+        String type = simpleName(e.type);
+        String who = e.library.equals(type) ? type : e.library + "'s " + type;
+        b.explanation(who + " is cheap to construct and dear to use cold: it keeps"
+                + " " + e.caches + " in the instance, for the next call. Built per request, every request"
+                + " starts with those caches empty and does that work again, while the constructor itself barely shows.")
+                .fix("Build one " + type + " at start-up (a singleton bean or a static final field) and share it"
+                        + " (it is safe to share once configured); if configurations differ, keep one per configuration.");
+    }
+
+    /** Samples an engine's constructor must hold before the profile alone says it runs per request: a start-up's one holds fewer. */
+    static final int PROFILE_INIT_SAMPLES = 3;
+    static final double PROFILE_INIT_SHARE = 0.005;
+
+    /**
+     * An engine ({@link Engines}) built on the request path as the CPU profile shows it, without a
+     * construction probe (a JFR file, an agent from before the engine was listed): its constructor
+     * in the samples, under an application frame, and the library's work under that frame's class
+     * at least a tenth of the CPU. A Dropwizard service built a Hibernate Validator factory per
+     * request: 4 % of its samples in building the factory, 70 % in the new factory's metadata under
+     * validate, which read as validation CPU with the fix "drop @Valid".
+     */
+    private Optional<Finding> fromEngineProfile(Evidence ev) {
+        Optional<CpuProfile> profile = ev.cpuProfileIfAny();
+        if (profile.isEmpty() || profile.get().samples() == 0) return Optional.empty();
+        CpuProfile p = profile.get();
+        Engines.Engine best = null;
+        String bestCaller = null;
+        double bestCold = 0;
+        for (Engines.Engine e : Engines.ALL) {
+            String init = e.type + ".<init>";
+            CpuProfile built = p.only(st -> indexOf(st, init) >= 0);
+            if (built.samples() < PROFILE_INIT_SAMPLES || built.samples() < PROFILE_INIT_SHARE * p.samples()) continue;
+            String caller = built.sumBy(st -> {
+                for (int k = indexOf(st, init) - 1; k >= 0; k--) if (Frames.isApplication(st[k])) return st[k];
+                return null;
+            }).entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
+            if (caller == null) continue;
+            double cold = (double) samplesUnder(p, builderClass(caller), e::runs) / p.samples();
+            if (cold >= FACTORY_SHARE_WARN && cold > bestCold) {
+                best = e;
+                bestCaller = caller;
+                bestCold = cold;
+            }
+        }
+        if (best == null) return Optional.empty();
+        Numbers n = new Numbers();
+        Finding.Builder b = describe(ev, best.type, bestCaller, bestCold).evidence(ev.cpuRef());
+        engineText(b, best);
+        if (best.shows != null) b.explains(best.shows);
+        if (lookupsUnder(ev, best.type)) b.explains("hot-path-classloading");
+        return Optional.of(b.summary("new " + best.type + " built on the request path by " + bestCaller + " (seen in the CPU profile;"
+                        + " no construction probe counted it): each new " + simpleName(best.type) + " starts without " + best.caches + ", and "
+                        + n.tag(Fmt.pct(bestCold), ev.cpuRef()) + " of CPU samples run in " + best.library + " under " + builderClass(bestCaller) + ".")
+                .numbers(n.refs()).build());
+    }
+
+    /** The outermost (nearest the root) position of {@code method} in a root-first stack, or -1. */
+    private static int indexOf(String[] stack, String method) {
+        for (int i = 0; i < stack.length; i++) if (Frames.stripLine(stack[i]).equals(method)) return i;
+        return -1;
     }
 
     /**

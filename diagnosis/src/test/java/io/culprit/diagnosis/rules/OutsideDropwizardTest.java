@@ -26,6 +26,19 @@ class OutsideDropwizardTest {
     }
 
     @Test
+    void withoutAConstructionRowTheProfileShowsTheFactoryAndItsColdMetadata() {
+        // Recorded by an agent that did not count validator factories, which listed every package of the shaded jar as the application's.
+        Finding f = new ConstructionRule().evaluate(Fixtures.evidence("outside-dropwizard-validator-per-draft-old-agent"));
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isEqualTo("com.acme.depot.resources.OrderDraftResource.draft");
+        assertThat(f.summary()).contains("new org.hibernate.validator.internal.engine.ValidatorFactoryImpl built on the request path")
+                .contains("seen in the CPU profile").contains("run in Hibernate Validator under com.acme.depot.resources.OrderDraftResource");
+        assertThat(f.explains()).contains("validation-cpu");
+        // Jetty's reserved threads parked for their next job, kept by that agent: idle, not contention.
+        assertThat(new LockContentionRule().evaluate(Fixtures.evidence("outside-dropwizard-validator-per-draft-old-agent")).isProblem()).isFalse();
+    }
+
+    @Test
     void hibernateValidatorsMetadataIsNotBeanCreation() {
         // createBeanMetaData once read as "bean creation in 66 % of CPU samples" with no container at all.
         assertThat(new PrototypeBeansRule().evaluate(Fixtures.evidence("outside-dropwizard-validator-per-draft")).isProblem()).isFalse();

@@ -22,8 +22,9 @@ class OutsideFactoriesTest {
         Finding f = new ConstructionRule().evaluate(ev);
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.culprit()).startsWith("shop.Checks.validate");
-        assertThat(f.summary()).startsWith("33 % of CPU samples create factories (most Validation.buildDefaultValidatorFactory),"
-                + " called from shop.Checks.validate");
+        // The factory's own set-up (33 % of CPU samples) and, since session 45, the new factory's metadata under the same class.
+        assertThat(f.summary()).startsWith("new org.hibernate.validator.internal.engine.ValidatorFactoryImpl built on the request path"
+                + " by shop.Checks.validate").contains("52 % of CPU samples run in Hibernate Validator under shop.Checks.");
         assertThat(f.explains()).contains("hot-path-classloading", "caught-exceptions");
         Finding orm = new OrmCpuRule().evaluate(ev);
         assertThat(orm.isProblem()).isFalse();

@@ -2,6 +2,7 @@ package io.culprit.jfr.collect;
 
 import io.culprit.jfr.ParkEvent;
 import io.culprit.model.ClientLibraries;
+import io.culprit.model.IdleWaits;
 import io.culprit.model.Table;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -122,21 +123,9 @@ public final class LockCollector implements EventCollector, SampleCollector {
         activities++;
     }
 
-    /**
-     * A pool worker fetching its next task waits for work, even on the queue's own lock: Tomcat's
-     * idle workers park on LinkedBlockingQueue's take lock in TaskQueue.poll, and while System.gc()
-     * stopped the JVM 89 % of the time, 6 s of those parks read as "93 % of request time blocked"
-     * and took the verdict from the collections that caused them. Jetty 12's reserved threads wait for
-     * their next job on a semaphore ({@code ReservedThread.waitForTask}): a Dropwizard service read
-     * 12 % of request time "blocked" on Semaphore$NonfairSync, every second of it an idle thread.
-     */
+    /** A pool's thread waiting for its next task ({@link IdleWaits}). */
     static boolean idleWorker(List<String> stack) {
-        for (String f : stack) {
-            if (f.contains("ThreadPoolExecutor.getTask") || f.contains("ForkJoinPool.awaitWork")
-                    || f.startsWith("org.eclipse.jetty.util.thread.ReservedThreadExecutor$ReservedThread.waitForTask")
-                    || f.startsWith("org.eclipse.jetty.util.thread.QueuedThreadPool$Runner.idleJobPoll")) return true;
-        }
-        return false;
+        return IdleWaits.idleWorker(stack);
     }
 
     /**
