@@ -55,7 +55,13 @@ class LockEvidenceTest {
                 Thread.currentThread().interrupt();
             }
         }
-        Thread.yield();
+        // Off the lock for a moment: a monitor is not fair, and on a loaded machine an owner that only
+        // yielded took it back again and again (3 waits recorded in 2 s, in a CI run beside other builds).
+        try {
+            Thread.sleep(1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     static void briefly() {
