@@ -43,17 +43,32 @@ public final class CappedCallsRule implements Rule {
     @Override public String id() { return "capped-calls"; }
     @Override public String title() { return "A dependency call runs only a few at a time: requests queue for it"; }
 
-    @Override
-    public Finding evaluate(Evidence ev) {
+    /** The capped call: its row in {@code calls}, its mean concurrency, the requests in flight, their unexplained share. */
+    record Cap(int row, double busy, double inFlight, double meanMs, double unexplained) {
+        int slots() {
+            return CappedCallsRule.slots(busy);
+        }
+    }
+
+    /** Why there is no cap to report, when {@link #find} finds none: a not-assessed or an OK finding's text. */
+    private record NoCap(String why, boolean assessed) { }
+
+    /** The capped call this rule reports, or null (see {@link #evaluate} for why not). */
+    static Cap find(Evidence ev) {
+        Object r = search(ev);
+        return r instanceof Cap ? (Cap) r : null;
+    }
+
+    private static Object search(Evidence ev) {
         Optional<Table> calls = ev.rows("calls");
-        if (calls.isEmpty()) return notAssessed("no table calls (the framework probes did not run)");
+        if (calls.isEmpty()) return new NoCap("no table calls (the framework probes did not run)", false);
         double requests = ev.requestCount(), requestMs = ev.requestTimeMs(), seconds = ev.observedSeconds();
-        if (!(requests > 0 && requestMs > 0 && seconds > 0)) return notAssessed("needs the requests' count and time and the run's length");
+        if (!(requests > 0 && requestMs > 0 && seconds > 0)) return new NoCap("needs the requests' count and time and the run's length", false);
         double jvmCpu = CpuSaturationRule.jvmShare(ev);
         if (!(jvmCpu < JVM_CPU_MAX)) {
-            return finding(Severity.OK).evidence("series/cpu").summary(Double.isFinite(jvmCpu)
+            return new NoCap(Double.isFinite(jvmCpu)
                     ? "the JVM used " + Fmt.pct(jvmCpu) + " of the CPUs: its requests' time is not idle waiting."
-                    : "no JVM CPU series: idle waiting not told from computing.").build();
+                    : "no JVM CPU series: idle waiting not told from computing.", true);
         }
         Table t = calls.get();
         double wallMs = seconds * 1000;
@@ -79,11 +94,27 @@ public final class CappedCallsRule implements Rule {
             }
         }
         double unexplained = meanMs > 0 ? Math.max(0, 1 - explainedMs / meanMs) : Double.NaN;
-        Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
         if (best < 0 || !(unexplained >= UNEXPLAINED_WARN)) {
-            return b.summary(best < 0 ? "no call kept a few slots busy the whole run while many more requests were in flight."
-                    : "the requests' time is mostly in their calls (" + Fmt.pct(1 - unexplained) + "): no queue before a call.").build();
+            return new NoCap(best < 0 ? "no call kept a few slots busy the whole run while many more requests were in flight."
+                    : "the requests' time is mostly in their calls (" + Fmt.pct(1 - unexplained) + "): no queue before a call.", true);
         }
+        return new Cap(best, bestBusy, inFlight, meanMs, unexplained);
+    }
+
+    @Override
+    public Finding evaluate(Evidence ev) {
+        Object found = search(ev);
+        if (found instanceof NoCap) {
+            NoCap no = (NoCap) found;
+            return no.assessed ? finding(Severity.OK).evidence(no.why.startsWith("the JVM") || no.why.startsWith("no JVM") ? "series/cpu" : "tables/calls")
+                    .summary(no.why).build() : notAssessed(no.why);
+        }
+        Cap cap = (Cap) found;
+        Table t = ev.rows("calls").orElseThrow();
+        int best = cap.row;
+        double bestBusy = cap.busy, inFlight = cap.inFlight, meanMs = cap.meanMs, unexplained = cap.unexplained;
+        double requests = ev.requestCount(), seconds = ev.observedSeconds();
+        Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
         Numbers n = new Numbers();
         String ref = "tables/calls#" + best;
         int slots = slots(bestBusy);
@@ -91,16 +122,23 @@ public final class CappedCallsRule implements Rule {
         String caller = Evidence.text(t, best, "caller");
         String path = Evidence.text(t, best, "callPath");
         boolean ordered = orderedVertxTasks(ev, caller);
+        boolean okHttp = !ordered && okHttpDispatcher(ev, t.text(best, "kind"), slots);
         String target = t.text(best, "kind") + " " + SlowCallsRule.quote(t.text(best, "target"));
         // In Vert.x's ordered queue the cap is the code that submitted the task: the caller's own caller.
         String culprit = ordered && path.contains(" ← ") ? path.substring(path.indexOf(" ← ") + 3) : caller;
-        return b.severity(unexplained >= UNEXPLAINED_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(0.45).evidence(ref)
-                .culprit(culprit.isEmpty() ? null : culprit)
+        // Calls run on OkHttp's own threads name no caller: the code that waits for their futures made them.
+        if (Frames.stripLine(culprit).isEmpty() || culprit.equals("(unknown)")) culprit = LockContentionRule.handOffWaiter(ev);
+        if (path.equals("(unknown)")) path = "";
+        return b.severity(unexplained >= UNEXPLAINED_CRITICAL || okHttp ? Severity.CRITICAL : Severity.WARN).score(okHttp ? Math.max(0.45, unexplained) : 0.45)
+                .evidence(ref)
+                .culprit(culprit == null || culprit.isEmpty() ? null : culprit)
                 .summary("calls to " + target + " ran " + n.tag(Fmt.num(bestBusy), ref) + " at a time on average, about "
                         + slots + " slot" + (slots == 1 ? "" : "s") + " always busy, while " + n.tag(Fmt.num(inFlight), ev.requestsRef("rps"))
                         + " requests were in flight: each request spent " + n.tag(Fmt.ms(callMs), ref) + " in the call and "
                         + Fmt.pct(unexplained) + " of its " + n.tag(Fmt.ms(meanMs), ev.requestsRef(ev.has("requests", "meanMs") ? "meanMs" : "p50Ms"))
-                        + " in nothing measured, queueing for a slot" + (path.isEmpty() ? "" : " (" + path + ")") + ".")
+                        + " in nothing measured, queueing for a slot" + (path.isEmpty() ? "" : " (" + path + ")")
+                        + (okHttp ? "; the calls run on OkHttp's dispatcher threads (enqueue), and its Dispatcher runs at most 5"
+                        + " calls to one host at a time by default (maxRequestsPerHost)" : "") + ".")
                 .numbers(n.refs())
                 .explanation("By Little's law, calls that take " + Fmt.ms(callMs) + " at " + Fmt.num(requests / seconds)
                         + " a second keep " + Fmt.num(bestBusy) + " in flight: the throughput is what " + slots
@@ -109,15 +147,36 @@ public final class CappedCallsRule implements Rule {
                         + (ordered ? "The calls run in Vert.x's ordered task queue (TaskQueue.run): executeBlocking with its default"
                         + " ordered = true runs the blocking tasks of one context one after another, however many worker threads"
                         + " the pool has, so the service runs as many at once as it has contexts (verticle instances)."
+                        : okHttp ? "OkHttp's asynchronous calls (Call.enqueue) wait in its Dispatcher's ready queue until fewer than"
+                        + " maxRequestsPerHost (5 by default) calls to the same host, and fewer than maxRequests (64) in all, are running:"
+                        + " a service that fans out to one partner runs 5 of its calls at a time, whatever its threads and connection pool."
                         : "Something lets only " + slots + " of them run at once: an ordered task queue, a pool, semaphore or"
                         + " rate limiter of " + slots + ", a synchronized client, or " + slots + " thread" + (slots == 1 ? "" : "s") + " doing them."))
                 .fix(ordered ? "Run the blocking tasks unordered: vertx.executeBlocking(callable, false) (or a WorkerExecutor sized"
                         + " for the calls), or use a non-blocking client so no worker thread is needed."
+                        : okHttp ? "Raise the Dispatcher's limits on the client the calls share: Dispatcher d = new Dispatcher();"
+                        + " d.setMaxRequestsPerHost(n); d.setMaxRequests(m); new OkHttpClient.Builder().dispatcher(d) (n at least the"
+                        + " calls the partner should see at once: rate × call time), and size the ConnectionPool to match."
                         : "Find what admits only " + slots + " (the callers' threads in a thread dump, a pool's or semaphore's size)"
                         + " and let the calls run concurrently, or make them non-blocking.")
                 .confirm(ev.confirm("thread") + " during load (who runs the calls, and how many)")
-                .explains("tail-latency")
+                .explains("tail-latency").explains("lock-contention")
                 .build();
+    }
+
+    /** OkHttp's default per-host limit. */
+    static final int OKHTTP_PER_HOST = 5;
+
+    /**
+     * Whether the capped calls are OkHttp's asynchronous ones at its Dispatcher's default per-host
+     * limit: HTTP calls kept at 5 in flight, run by {@code RealCall$AsyncCall} on OkHttp's own
+     * threads. A blind Javalin service (session 45) fanned out 6 calls a request with enqueue: 16
+     * requests' calls ran 4.9 at a time, and its verdict read "work handed to other threads",
+     * fix "Hystrix … SEMAPHORE".
+     */
+    private static boolean okHttpDispatcher(Evidence ev, String kind, int slots) {
+        if (!"http".equals(kind) || slots != OKHTTP_PER_HOST) return false;
+        return ev.cpuShare(f -> f.startsWith("okhttp3.internal.connection.RealCall$AsyncCall.run")) > 0;
     }
 
     /** Slots a saturated cap of {@code busy} mean calls in flight has. */

@@ -255,6 +255,9 @@ public final class LockContentionRule implements Rule {
         // dependency, called in parallel, which is what the hand-off is for.
         int handed = handOff && pool == null && !taskWait ? handedCall(ev, culprit) : -1;
         if (handed >= 0 && sev.compareTo(Severity.INFO) > 0) sev = Severity.INFO;
+        // ... or for a call that runs only a few at a time: the tasks queue for its slots (capped-calls).
+        CappedCallsRule.Cap capped = handOff && pool == null && !taskWait && handed < 0 ? CappedCallsRule.find(ev) : null;
+        if (capped != null && sev.compareTo(Severity.INFO) > 0) sev = Severity.INFO;
         String path = Frames.callPath(waiter, 3);
         // No pool full in most windows: the executor whose builder the waiters call through, if it was busy in half of them.
         Optional<FullExecutor> handedTo = handOff && pool == null ? FullExecutor.handedTo(ev, path) : Optional.empty();
@@ -308,6 +311,8 @@ public final class LockContentionRule implements Rule {
                         + second(t, top, requestMs, n, ref) + (pool == null ? "" : pool.describe(ev, n))
                         + handedTo.map(e -> e.handedClause(n)).orElse("")
                         + (taskWait ? taskWait(tasks, n) : "") + (handed >= 0 ? handedClause(ev, handed, culprit, n) : "")
+                        + (capped != null ? "; the calls handed off run only " + capped.slots() + " at a time, and the requests"
+                        + " queue for them (capped-calls)" : "")
                         + (held >= 0 ? permitHolders(ev, held, n) : "")
                         + (leaked ? "; " + n.tag(Fmt.pct(failed), "series/requests#errors") + " of the requests failed and no holder"
                         + " was seen at work: the permits were taken and never given back" : "")
@@ -321,7 +326,8 @@ public final class LockContentionRule implements Rule {
                         + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"
                         + MapBinLock.likelyHeld(ev, culprit, n) : "") + "." + dumpsStopped(ev))
                 .numbers(n.refs())
-                .explains("tail-latency").explains("capped-calls").explains("request-errors").explains("thread-oversubscription")
+                .explains("tail-latency").explains(capped == null ? "capped-calls" : "tail-latency").explains("request-errors")
+                .explains("thread-oversubscription")
                 .explanation(cpuBound != null ? CpuBoundPool.EXPLANATION
                         : checkout
                         ? "Every connection of the pool is in use and requests queue for the next one returned: the pool"
@@ -443,6 +449,24 @@ public final class LockContentionRule implements Rule {
      * inside its client, where the lock table does not count it. A Micronaut service that joined
      * its declarative client's CompletableFuture read "work handed to other threads", 94 %.
      */
+    /**
+     * The application frame where requests wait for work handed to other threads (the top hand-off
+     * row's waiter), or null: the code that made the calls a capped client runs on its own threads.
+     */
+    static String handOffWaiter(Evidence ev) {
+        Optional<Table> locks = ev.rows(lockTable(ev));
+        if (locks.isEmpty()) return null;
+        Table t = locks.get();
+        int top = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!counted(t, i) || !isHandOff(t.text(i, "lockClass"))) continue;
+            if (top < 0 || t.number(i, "blockedMs") > t.number(top, "blockedMs")) top = i;
+        }
+        if (top < 0) return null;
+        for (String f : Evidence.stack(t, top, "waiterStack")) if (Frames.isApplication(f)) return f;
+        return null;
+    }
+
     private static int handedCall(Evidence ev, String culprit) {
         if (culprit == null) return -1;
         int joined = costliest(ev, (t, i) -> culprit.equals(Evidence.text(t, i, "caller")) && !"dns".equals(t.text(i, "kind")));

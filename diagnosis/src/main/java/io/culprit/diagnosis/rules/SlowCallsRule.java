@@ -92,6 +92,9 @@ public final class SlowCallsRule implements Rule {
         Reply reply = Reply.of(ev, t, top, n);
         String herd = Stampede.clause(ev, t, top, n);
         List<String> joins = "sql".equalsIgnoreCase(kind) ? CallShape.collectionJoins(target) : null;
+        // A Redis command whose cost is its own shape (KEYS walks the keyspace, HGETALL the whole hash) makes
+        // the large reply too: its fix comes first (a blind service's KEYS per request read "keep values small").
+        String redisShape = "redis".equalsIgnoreCase(kind) ? CallShape.fix(ev, kind, target) : null;
         return b.severity(sev).score(slowShare).evidence("tables/calls#" + top).culprit(culprit(t, top))
                 .summary(n.tag(String.valueOf(slowRows), "tables/calls") + " call target(s) over threshold take "
                         + n.tag(Fmt.pct(slowShare), "tables/calls") + " of request time; worst: "
@@ -103,7 +106,8 @@ public final class SlowCallsRule implements Rule {
                 .explains("thread-oversubscription")
                 .explanation("Request threads wait on this dependency; throughput is capped at threads ÷ call time."
                         + " If the process is CPU-saturated, call times include client-side CPU wait: fix that first.")
-                .fix(!herd.isEmpty() ? Stampede.FIX : joins != null ? CallShape.COLLECTION_JOINS_FIX : reply.fix() != null ? reply.fix()
+                .fix(!herd.isEmpty() ? Stampede.FIX : joins != null ? CallShape.COLLECTION_JOINS_FIX : redisShape != null ? redisShape
+                        : reply.fix() != null ? reply.fix()
                         : or(CallShape.fix(ev, kind, target), "Make the call cheaper (index, smaller result, batching, caching) or take it off"
                         + " the request path; check the dependency's own timing to split network, server and client time."))
                 .confirm(withDatabase(ev, ev.confirm(traceCommand(t, top, threshold(kind))), kind, target))
