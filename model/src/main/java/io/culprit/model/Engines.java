@@ -23,27 +23,23 @@ public final class Engines {
         public final String type;
         public final String library;
         public final String caches;
-        /** Whether its work is serializing: then its cold work is what a serialization finding sees. */
-        public final boolean serializes;
-        /** The finding its cold work shows as besides (a rule id), or null. */
+        /**
+         * The finding its cold work also shows as (a rule id: serialization-cpu for a serializer,
+         * validation-cpu for a validator), or null.
+         */
         public final String shows;
         private final List<String> packages;
 
         Engine(String type, String library, String caches, List<String> packages) {
-            this(type, library, caches, packages, false);
+            this(type, library, caches, packages, null);
         }
 
-        Engine(String type, String library, String caches, List<String> packages, boolean serializes) {
-            this(type, library, caches, packages, serializes, serializes ? "serialization-cpu" : null);
-        }
-
-        Engine(String type, String library, String caches, List<String> packages, boolean serializes, String shows) {
-            this.shows = shows;
+        Engine(String type, String library, String caches, List<String> packages, String shows) {
             this.type = type;
             this.library = library;
             this.caches = caches;
             this.packages = packages;
-            this.serializes = serializes;
+            this.shows = shows;
         }
 
         /** Whether {@code frame} runs in this engine's library. */
@@ -61,7 +57,7 @@ public final class Engines {
                     "the type maps it introspects for each pair of source and destination types",
                     List.of("org.modelmapper.")),
             new Engine("com.google.gson.Gson", "Gson",
-                    "the type adapters it builds by reflection for each class", List.of("com.google.gson."), true),
+                    "the type adapters it builds by reflection for each class", List.of("com.google.gson."), "serialization-cpu"),
             new Engine("freemarker.template.Configuration", "FreeMarker",
                     "the templates it has loaded and parsed", List.of("freemarker.")),
             new Engine("org.apache.velocity.app.VelocityEngine", "Velocity",
@@ -77,7 +73,7 @@ public final class Engines {
             // one per request (Validators.newValidator) and spent 60 % of its CPU there, under validate.
             new Engine("org.hibernate.validator.internal.engine.ValidatorFactoryImpl", "Hibernate Validator",
                     "the constraint metadata it introspects for each bean class",
-                    List.of("org.hibernate.validator.", "com.fasterxml.classmate."), false, "validation-cpu"));
+                    List.of("org.hibernate.validator.", "com.fasterxml.classmate."), "validation-cpu"));
 
     private Engines() { }
 

@@ -43,32 +43,35 @@ public final class CappedCallsRule implements Rule {
     @Override public String id() { return "capped-calls"; }
     @Override public String title() { return "A dependency call runs only a few at a time: requests queue for it"; }
 
+    /** What {@link #search} found: a capped call, or why there is none. */
+    private interface Outcome { }
+
     /** The capped call: its row in {@code calls}, its mean concurrency, the requests in flight, their unexplained share. */
-    record Cap(int row, double busy, double inFlight, double meanMs, double unexplained) {
+    record Cap(int row, double busy, double inFlight, double meanMs, double unexplained) implements Outcome {
         int slots() {
             return CappedCallsRule.slots(busy);
         }
     }
 
-    /** Why there is no cap to report, when {@link #find} finds none: a not-assessed or an OK finding's text. */
-    private record NoCap(String why, boolean assessed) { }
+    /** Why there is no cap: the OK finding's text and its evidence, or, with no evidence, why it was not assessed. */
+    private record NoCap(String why, String evidence) implements Outcome { }
 
     /** The capped call this rule reports, or null (see {@link #evaluate} for why not). */
     static Cap find(Evidence ev) {
-        Object r = search(ev);
+        Outcome r = search(ev);
         return r instanceof Cap ? (Cap) r : null;
     }
 
-    private static Object search(Evidence ev) {
+    private static Outcome search(Evidence ev) {
         Optional<Table> calls = ev.rows("calls");
-        if (calls.isEmpty()) return new NoCap("no table calls (the framework probes did not run)", false);
+        if (calls.isEmpty()) return new NoCap("no table calls (the framework probes did not run)", null);
         double requests = ev.requestCount(), requestMs = ev.requestTimeMs(), seconds = ev.observedSeconds();
-        if (!(requests > 0 && requestMs > 0 && seconds > 0)) return new NoCap("needs the requests' count and time and the run's length", false);
+        if (!(requests > 0 && requestMs > 0 && seconds > 0)) return new NoCap("needs the requests' count and time and the run's length", null);
         double jvmCpu = CpuSaturationRule.jvmShare(ev);
         if (!(jvmCpu < JVM_CPU_MAX)) {
             return new NoCap(Double.isFinite(jvmCpu)
                     ? "the JVM used " + Fmt.pct(jvmCpu) + " of the CPUs: its requests' time is not idle waiting."
-                    : "no JVM CPU series: idle waiting not told from computing.", true);
+                    : "no JVM CPU series: idle waiting not told from computing.", "series/cpu");
         }
         Table t = calls.get();
         double wallMs = seconds * 1000;
@@ -96,18 +99,17 @@ public final class CappedCallsRule implements Rule {
         double unexplained = meanMs > 0 ? Math.max(0, 1 - explainedMs / meanMs) : Double.NaN;
         if (best < 0 || !(unexplained >= UNEXPLAINED_WARN)) {
             return new NoCap(best < 0 ? "no call kept a few slots busy the whole run while many more requests were in flight."
-                    : "the requests' time is mostly in their calls (" + Fmt.pct(1 - unexplained) + "): no queue before a call.", true);
+                    : "the requests' time is mostly in their calls (" + Fmt.pct(1 - unexplained) + "): no queue before a call.", "tables/calls");
         }
         return new Cap(best, bestBusy, inFlight, meanMs, unexplained);
     }
 
     @Override
     public Finding evaluate(Evidence ev) {
-        Object found = search(ev);
+        Outcome found = search(ev);
         if (found instanceof NoCap) {
             NoCap no = (NoCap) found;
-            return no.assessed ? finding(Severity.OK).evidence(no.why.startsWith("the JVM") || no.why.startsWith("no JVM") ? "series/cpu" : "tables/calls")
-                    .summary(no.why).build() : notAssessed(no.why);
+            return no.evidence == null ? notAssessed(no.why) : finding(Severity.OK).evidence(no.evidence).summary(no.why).build();
         }
         Cap cap = (Cap) found;
         Table t = ev.rows("calls").orElseThrow();

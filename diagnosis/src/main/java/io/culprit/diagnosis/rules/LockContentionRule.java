@@ -296,6 +296,8 @@ public final class LockContentionRule implements Rule {
                 : " (" + n.tag(Fmt.num(threads), ref) + " threads blocked on average)");
         Finding.Builder b = finding(sev).evidence(ref + "#" + top);
         if (sev == Severity.OK) return b.summary(weight + "; top lock " + lock + "." + dumpsStopped(ev)).numbers(n.refs()).build();
+        // Waits that queue for a capped call are that cap's, not the other way round.
+        if (capped == null) b.explains("capped-calls");
         // When the tasks' own wait is what the requests wait for, the fix goes where the tasks wait.
         return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10))
                 .culprit(taskWait ? taskSite : busyWith >= 0 ? ev.rows("calls").orElseThrow().text(busyWith, "target")
@@ -326,8 +328,7 @@ public final class LockContentionRule implements Rule {
                         + (mapCall != null ? "; it is the lock of a key's bin, held while " + mapCall + " runs its function"
                         + MapBinLock.likelyHeld(ev, culprit, n) : "") + "." + dumpsStopped(ev))
                 .numbers(n.refs())
-                .explains("tail-latency").explains(capped == null ? "capped-calls" : "tail-latency").explains("request-errors")
-                .explains("thread-oversubscription")
+                .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .explanation(cpuBound != null ? CpuBoundPool.EXPLANATION
                         : checkout
                         ? "Every connection of the pool is in use and requests queue for the next one returned: the pool"
