@@ -28,7 +28,7 @@ public final class Frames {
      * known to culprit, so the list names what it is not).
      */
     private static final String[] FRAMEWORK = {
-        "org.springframework.", "org.apache.", "com.fasterxml.", "ch.qos.", "org.slf4j.", "io.netty.", "reactor.",
+        "org.springframework.", "org.apache.", "com.fasterxml.", "tools.jackson.", "ch.qos.", "org.slf4j.", "io.netty.", "reactor.",
         "com.zaxxer.", "org.hibernate.", "jakarta.", "org.h2.", "org.postgresql.", "com.mysql.", "org.mariadb.", "oracle.",
         "com.microsoft.", "io.micrometer.", "io.undertow.", "org.eclipse.", "org.glassfish.", "com.google.", "io.lettuce.",
         "redis.clients.", "okhttp3.", "okio.", "kotlin.", "kotlinx.", "scala.", "org.aspectj.", "net.bytebuddy.",

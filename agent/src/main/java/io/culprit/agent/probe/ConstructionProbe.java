@@ -24,7 +24,9 @@ final class ConstructionProbe {
     /** The types watched: the ones whose constructors are dear, then the engines ({@link Engines}), dear to use cold. */
     static final String[] EXPENSIVE = Stream.concat(Stream.of(
             "com.fasterxml.jackson.databind.ObjectMapper",
+            "tools.jackson.databind.ObjectMapper",  // Jackson 3, Spring Boot 4's
             "org.springframework.boot.autoconfigure.http.HttpMessageConverters",
+            "org.springframework.boot.http.converter.autoconfigure.HttpMessageConverters",  // Spring Boot 4's
             "org.springframework.web.client.RestTemplate"),
             Engines.ALL.stream().map(e -> e.type)).toArray(String[]::new);
     /** An outermost construction older than this never returned (its constructor threw). */

@@ -30,7 +30,7 @@ final class LruMaps {
      * Frameworks' own subclasses, left unwoven: Spring's LinkedCaseInsensitiveMap bounds nothing
      * but is called for every header of every request, and the rest are not caches of computed values.
      */
-    static final List<String> FRAMEWORKS = List.of("org.springframework.", "org.apache.", "ch.qos.logback.", "com.fasterxml.",
+    static final List<String> FRAMEWORKS = List.of("org.springframework.", "org.apache.", "ch.qos.logback.", "com.fasterxml.", "tools.jackson.",
             "org.hibernate.", "io.netty.", "org.eclipse.", "io.undertow.", "com.zaxxer.", "org.h2.", "org.postgresql.",
             "com.mysql.", "org.mariadb.", "kotlin.", "scala.", "groovy.", "org.yaml.", "io.micrometer.");
 

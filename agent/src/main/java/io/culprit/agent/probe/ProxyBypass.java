@@ -37,7 +37,7 @@ final class ProxyBypass {
 
     /** Frameworks' own classes: their methods carry none of the application's annotations worth reading. */
     private static final String[] LIBRARIES = {"org.springframework.", "org.apache.", "org.hibernate.", "com.zaxxer.",
-        "com.fasterxml.", "ch.qos.", "org.slf4j.", "io.micrometer.", "org.eclipse.", "io.undertow.", "io.netty.", "reactor."};
+        "com.fasterxml.", "tools.jackson.", "ch.qos.", "org.slf4j.", "io.micrometer.", "org.eclipse.", "io.undertow.", "io.netty.", "reactor."};
 
     /** One stack walk's state, fed leaf first. */
     static final class Scan {

@@ -116,6 +116,22 @@ class HttpClientProbeTest {
         client.connectionPool().evictAll();
     }
 
+    /** An enqueued call runs on OkHttp's dispatcher threads; its caller is still the code that enqueued it. */
+    @Test
+    void anEnqueuedOkHttpCallIsTimedWithTheSiteThatEnqueuedIt() throws Exception {
+        OkHttpClient client = new OkHttpClient();
+        get(client, base + "/slow");
+        Probes p = Probes.ensure(ProbeContext.INST);
+        assertThat(p.woven).anyMatch(w -> w.startsWith(OkHttpHooks.REAL_CALL + ".enqueue"));
+        assertThat(acme.QuoteFanOut.quote(client, base + "/slow?async").get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(200);
+
+        Map<String, Object> row = CallRows.waitForRow(p, "http", "GET " + base + "/slow", 1L);
+        assertThat((String) row.get("caller")).startsWith("acme.QuoteFanOut.quote:");
+        assertThat((Double) row.get("maxMs")).isGreaterThanOrEqualTo(80.0);
+        client.dispatcher().executorService().shutdown();
+        client.connectionPool().evictAll();
+    }
+
     /**
      * RestTemplate (and RestClient, the same request classes) on a client culprit also hooks: each
      * call counts once, with the 5xx that RestTemplate's error handler turns into an exception

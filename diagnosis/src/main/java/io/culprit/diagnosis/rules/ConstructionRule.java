@@ -30,22 +30,33 @@ public final class ConstructionRule implements Rule {
     static final double PER_REQUEST_WARN = 1;
     /** A quarter of CPU or request time in constructors is the dominant cost of the service. */
     static final double COST_CRITICAL = 0.25;
-    /** Jackson's mappers: each instance carries its own serializer and deserializer caches. */
+    /**
+     * Jackson's two package roots: 2.x under com.fasterxml, 3.x (Spring Boot 4's default) under tools.jackson,
+     * with the same classes below them.
+     */
+    static final List<String> JACKSON_ROOTS = List.of("com.fasterxml.jackson.", "tools.jackson.");
     /** Jackson 2.10+'s mapper builder: what it does before build() is the new mapper's set-up too. */
-    static final String MAPPER_BUILDER = "com.fasterxml.jackson.databind.cfg.MapperBuilder.";
-    static final List<String> JACKSON_MAPPERS = List.of("com.fasterxml.jackson.databind.ObjectMapper",
-            "com.fasterxml.jackson.databind.json.JsonMapper", "com.fasterxml.jackson.dataformat.xml.XmlMapper",
-            "com.fasterxml.jackson.dataformat.yaml.YAMLMapper", "com.fasterxml.jackson.dataformat.csv.CsvMapper");
+    static final List<String> MAPPER_BUILDERS = jackson("databind.cfg.MapperBuilder.");
+    /** Jackson's mappers: each instance carries its own serializer and deserializer caches. */
+    static final List<String> JACKSON_MAPPERS = jackson("databind.ObjectMapper", "databind.json.JsonMapper",
+            "dataformat.xml.XmlMapper", "dataformat.yaml.YAMLMapper", "dataformat.csv.CsvMapper");
     /** Where a mapper builds what its caches then hold: run once per type by a mapper that lives on. */
-    static final List<String> JACKSON_CACHE_MISSES = List.of("com.fasterxml.jackson.databind.ser.BasicSerializerFactory.",
-            "com.fasterxml.jackson.databind.ser.BeanSerializerFactory.", "com.fasterxml.jackson.databind.ser.SerializerCache.",
-            "com.fasterxml.jackson.databind.deser.BasicDeserializerFactory.", "com.fasterxml.jackson.databind.deser.BeanDeserializerFactory.",
-            "com.fasterxml.jackson.databind.deser.DeserializerCache.",
+    static final List<String> JACKSON_CACHE_MISSES = jackson("databind.ser.BasicSerializerFactory.",
+            "databind.ser.BeanSerializerFactory.", "databind.ser.SerializerCache.",
+            "databind.deser.BasicDeserializerFactory.", "databind.deser.BeanDeserializerFactory.",
+            "databind.deser.DeserializerCache.",
             // A new mapper's module discovery (a service-loader scan of the class path) is set-up of the same kind.
-            "com.fasterxml.jackson.databind.ObjectMapper.findModules", "com.fasterxml.jackson.databind.ObjectMapper.findAndRegisterModules",
-            "com.fasterxml.jackson.databind.ObjectMapper.registerModule",
+            "databind.ObjectMapper.findModules", "databind.ObjectMapper.findAndRegisterModules",
+            "databind.ObjectMapper.registerModule",
             // ... and through the builder (JsonMapper.builder().findAndAddModules().build()), before the constructor runs.
-            MAPPER_BUILDER + "findModules", MAPPER_BUILDER + "findAndAddModules", MAPPER_BUILDER + "addModule");
+            "databind.cfg.MapperBuilder.findModules", "databind.cfg.MapperBuilder.findAndAddModules",
+            "databind.cfg.MapperBuilder.addModule");
+
+    private static List<String> jackson(String... below) {
+        List<String> names = new java.util.ArrayList<>();
+        for (String root : JACKSON_ROOTS) for (String b : below) names.add(root + b);
+        return List.copyOf(names);
+    }
 
     @Override public String id() { return "repeated-construction"; }
     @Override public String title() { return "Expensive objects rebuilt on every request"; }
@@ -370,7 +381,7 @@ public final class ConstructionRule implements Rule {
 
     /** A frame of the built type's own methods, or of its builder's (Jackson's MapperBuilder for a mapper). */
     private static boolean ownSetUp(String frame, String type) {
-        return frame.startsWith(type + ".") || JACKSON_MAPPERS.contains(type) && frame.startsWith(MAPPER_BUILDER);
+        return frame.startsWith(type + ".") || JACKSON_MAPPERS.contains(type) && MAPPER_BUILDERS.stream().anyMatch(frame::startsWith);
     }
 
     /**

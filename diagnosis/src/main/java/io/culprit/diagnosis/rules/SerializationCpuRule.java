@@ -29,7 +29,7 @@ public final class SerializationCpuRule implements Rule {
     static final double SHARE_WARN = 0.25;
     static final double SHARE_CRITICAL = 0.4;
     private static final String[] SERIALIZERS = {
-        "com.fasterxml.jackson.", "com.google.gson.", "java.io.ObjectOutputStream", "java.io.ObjectInputStream",
+        "com.fasterxml.jackson.", "tools.jackson.", "com.google.gson.", "java.io.ObjectOutputStream", "java.io.ObjectInputStream",
         "javax.xml.bind.", "jakarta.xml.bind.", "com.sun.xml.", "com.google.protobuf.", "org.yaml.snakeyaml.",
         "kotlinx.serialization.", "com.esotericsoftware.kryo.", "org.apache.avro.", "jakarta.json.", "javax.json.",
         "com.alibaba.fastjson", "org.json."

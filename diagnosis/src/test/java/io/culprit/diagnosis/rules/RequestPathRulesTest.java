@@ -232,6 +232,26 @@ class RequestPathRulesTest {
     }
 
     @Test
+    void jackson3sMappersUnderToolsJacksonAreChargedTheirSerializersToo() {
+        // Spring Boot 4 brings Jackson 3, whose packages moved from com.fasterxml.jackson to tools.jackson.
+        String mapper = "java.lang.Thread.run;com.acme.Api.quote;tools.jackson.databind.ObjectMapper.writeValueAsString;";
+        var ev = CaseBuilder.in(dir, 10, 2).series("requests", 1000, "rps", flat(10, 100), "p50Ms", flat(10, 5))
+                .table("construction", row("type", "tools.jackson.databind.json.JsonMapper", "count", 1000, "perRequest", 1.0,
+                        "meanMs", 0.1, "caller", "com.acme.Api.quote:12"))
+                .file("profiles/cpu.collapsed", String.join("\n",
+                        mapper + "tools.jackson.databind.ser.BeanSerializerFactory.createSerializer 30",
+                        "java.lang.Thread.run;com.acme.Api.quote;tools.jackson.databind.cfg.MapperBuilder.findAndAddModules 5",
+                        "java.lang.Thread.run;com.acme.Other.work 65", ""))
+                .evidence();
+        Finding f = new ConstructionRule().evaluate(ev);
+        assertThat(f.summary()).isEqualTo("1 new tools.jackson.databind.json.JsonMapper per request (1,000 in total), built by"
+                + " com.acme.Api.quote:12, 2.0 % of request time; each new mapper builds its serializers again: 35 % of CPU samples"
+                + " in Jackson's serializer and deserializer factories under com.acme.Api.");
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.explains()).contains("serialization-cpu");
+    }
+
+    @Test
     void mappersBuiltByAHelperAreChargedTheSerializersBuiltWhereTheyAreUsed() {
         // A helper builds the mappers; the code that uses them (here a reactive pipeline's lambda) is elsewhere.
         String use = "java.lang.Thread.run;reactor.core.publisher.FluxMap$MapSubscriber.onNext;com.acme.Ledger.lambda$post$3;"
