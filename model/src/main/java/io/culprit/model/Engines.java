@@ -28,18 +28,24 @@ public final class Engines {
          * validation-cpu for a validator), or null.
          */
         public final String shows;
+        /**
+         * What the application builds and should share, as it knows it: the type's simple name, or the
+         * API it reaches the implementation through (a ValidatorFactory, not Hibernate's ValidatorFactoryImpl).
+         */
+        public final String shared;
         private final List<String> packages;
 
         Engine(String type, String library, String caches, List<String> packages) {
-            this(type, library, caches, packages, null);
+            this(type, library, caches, packages, null, null);
         }
 
-        Engine(String type, String library, String caches, List<String> packages, String shows) {
+        Engine(String type, String library, String caches, List<String> packages, String shows, String shared) {
             this.type = type;
             this.library = library;
             this.caches = caches;
             this.packages = packages;
             this.shows = shows;
+            this.shared = shared != null ? shared : type.substring(type.lastIndexOf('.') + 1);
         }
 
         /** Whether {@code frame} runs in this engine's library. */
@@ -57,7 +63,7 @@ public final class Engines {
                     "the type maps it introspects for each pair of source and destination types",
                     List.of("org.modelmapper.")),
             new Engine("com.google.gson.Gson", "Gson",
-                    "the type adapters it builds by reflection for each class", List.of("com.google.gson."), "serialization-cpu"),
+                    "the type adapters it builds by reflection for each class", List.of("com.google.gson."), "serialization-cpu", null),
             new Engine("freemarker.template.Configuration", "FreeMarker",
                     "the templates it has loaded and parsed", List.of("freemarker.")),
             new Engine("org.apache.velocity.app.VelocityEngine", "Velocity",
@@ -73,7 +79,8 @@ public final class Engines {
             // one per request (Validators.newValidator) and spent 60 % of its CPU there, under validate.
             new Engine("org.hibernate.validator.internal.engine.ValidatorFactoryImpl", "Hibernate Validator",
                     "the constraint metadata it introspects for each bean class",
-                    List.of("org.hibernate.validator.", "com.fasterxml.classmate."), "validation-cpu"));
+                    List.of("org.hibernate.validator.", "com.fasterxml.classmate."), "validation-cpu",
+                    "ValidatorFactory (Validation.buildDefaultValidatorFactory(), Dropwizard's Validators.newValidatorFactory()) or the Validator it gives"));
 
     private Engines() { }
 

@@ -123,7 +123,7 @@ public final class ConstructionRule implements Rule {
         b.explanation(who + " is cheap to construct and dear to use cold: it keeps"
                 + " " + e.caches + " in the instance, for the next call. Built per request, every request"
                 + " starts with those caches empty and does that work again, while the constructor itself barely shows.")
-                .fix("Build one " + type + " at start-up (a singleton bean or a static final field) and share it"
+                .fix("Build one " + e.shared + " at start-up (a singleton bean or a static final field) and share it"
                         + " (it is safe to share once configured); if configurations differ, keep one per configuration.");
     }
 
