@@ -184,7 +184,7 @@ public final class Frames {
         boolean passedLookup = false;
         for (String f : stack) {
             if (isLookup(f)) passedLookup = true;
-            else if (passedLookup && !isJdk(f) && !f.contains("ClassLoader")) return f;
+            else if (passedLookup && !isJdk(f) && !isLambdaClass(f) && !f.contains("ClassLoader")) return f;
         }
         return firstNonJdk(stack);
     }
@@ -209,10 +209,21 @@ public final class Frames {
         return site == null || isApplication(site) ? null : firstApplication(stack);
     }
 
-    /** First non-JDK frame, else the first frame, else null. */
+    /** First non-JDK frame that is not a lambda's class ({@link #isLambdaClass}), else the first frame, else null. */
     public static String firstNonJdk(List<String> stack) {
-        for (String f : stack) if (!isJdk(f)) return f;
+        for (String f : stack) if (!isJdk(f) && !isLambdaClass(f)) return f;
         return stack.isEmpty() ? null : stack.get(0);
+    }
+
+    /**
+     * A frame of the class the JDK spins for a lambda or a method reference ({@code Svc$$Lambda$27+0x…apply} on
+     * JDK 17, {@code Svc$$Lambda/0x…} on 21+): no line, no code of its own, and for a method reference
+     * ({@code map(CompletableFuture::join)}) it calls the JDK directly. The method that wrote the lambda is
+     * further down the stack: a blind service (session 46) read its waits "at RenewalQuoteService$$Lambda$2763…apply"
+     * instead of RenewalQuoteService.compare:32.
+     */
+    public static boolean isLambdaClass(String frame) {
+        return frame.contains("$$Lambda");
     }
 
     /**
@@ -226,7 +237,7 @@ public final class Frames {
         String lastLib = null;
         int n = 0;
         for (String f : stack) {
-            if (isJdk(f) || !f.contains(".")) continue;
+            if (isJdk(f) || isLambdaClass(f) || !f.contains(".")) continue;
             String lib = library(f);
             if (lib.equals(lastLib)) continue;
             lastLib = lib;

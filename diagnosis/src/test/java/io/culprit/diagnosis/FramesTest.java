@@ -16,6 +16,20 @@ class FramesTest {
     @TempDir Path dir;
 
     @Test
+    void aLambdasSpunClassIsPassedOverForTheMethodThatWroteIt() {
+        // map(CompletableFuture::join): the method reference's class calls the JDK directly; its writer is further down.
+        java.util.List<String> waiter = java.util.List.of("java.util.concurrent.CompletableFuture.join:2117",
+                "com.acme.quotes.QuoteService$$Lambda$2763+0x00007f236904c218.1892911432.apply",
+                "java.util.stream.ReferencePipeline$3$1.accept:197", "java.util.stream.ReferencePipeline.toList:627",
+                "com.acme.quotes.QuoteService.compare:32", "com.acme.quotes.QuoteController.renewal:18",
+                "org.springframework.web.method.support.InvocableHandlerMethod.doInvoke:252");
+        assertThat(Frames.firstNonJdk(waiter)).isEqualTo("com.acme.quotes.QuoteService.compare:32");
+        assertThat(Frames.callPath(waiter, 2)).isEqualTo("com.acme.quotes.QuoteService.compare:32"
+                + " ← org.springframework.web.method.support.InvocableHandlerMethod.doInvoke:252");
+        assertThat(Frames.isLambdaClass("com.acme.Svc$$Lambda/0x0000000801234.apply")).isTrue();  // JDK 21's spelling
+    }
+
+    @Test
     void recordedPackagesWidenToTheirOrganisationUnlessALibraryOrTheJdkSharesTheRoot() {
         assertThat(Frames.applicationPrefixes("com.acme.shop.web,com.acme.shop.repo")).containsExactly("com.acme.");
         assertThat(Frames.applicationPrefixes("org.springframework.samples.petclinic"))

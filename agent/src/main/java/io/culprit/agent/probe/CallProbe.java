@@ -125,6 +125,7 @@ final class CallProbe {
         h.addAll(OkHttpHooks.hooks(this));
         h.addAll(RedisHooks.hooks(this));
         h.addAll(LettuceHooks.hooks(this));
+        h.addAll(RedisConnectHooks.hooks(this));
         h.addAll(R2dbcPostgresHooks.hooks(this));
         h.addAll(new VertxSqlHooks(this).hooks());
         h.addAll(new VertxRedisHooks(this).hooks());

@@ -31,6 +31,11 @@ final class LoggingProbe {
         final LongAdder events = new LongAdder();
         final LongAdder withStackTrace = new LongAdder();
         final LongAdder appenderNs = new LongAdder();
+        /**
+         * The first event's message pattern (before its arguments are filled in), cut at {@link #MESSAGE_MAX}: what a
+         * library warns about once per call (Hibernate's HHH90003004, paging in memory) is in it. Read once per row.
+         */
+        volatile String message;
 
         Events(String level, String logger) {
             this.level = level;
@@ -54,7 +59,7 @@ final class LoggingProbe {
         h.add(new Hook(LOGBACK_LOGGER, "callAppenders", "(Lch/qos/logback/classic/spi/ILoggingEvent;)", Hook.TIMED | Hook.ARG0) {
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
-                record(arg0, System.nanoTime() - start, "getThrowableProxy");
+                record(arg0, System.nanoTime() - start, "getThrowableProxy", false);
             }
         });
         h.add(new Hook(LOG4J_LOGGER_CONFIG, "log", "(Lorg/apache/logging/log4j/core/LogEvent;L",
@@ -71,17 +76,28 @@ final class LoggingProbe {
                 int[] depth = log4jDepth.get();
                 if (depth[0] > 0) depth[0]--;  // never below 0: an exit whose entry ran in the previous probes' hook (renew)
                 if (depth[0] > 0 || "ASYNCHRONOUS_ONLY".equals(String.valueOf(arg1))) return;
-                record(arg0, ns, "getThrown");
+                record(arg0, ns, "getThrown", true);
             }
         });
         return h;
     }
 
-    /** One event that reached the appenders; {@code thrownGetter} names the event's stack-trace accessor. */
-    private void record(Object event, long appenderNs, String thrownGetter) {
+    static final int MESSAGE_MAX = 200;
+
+    /**
+     * One event that reached the appenders; {@code thrownGetter} names the event's stack-trace accessor, and
+     * {@code log4j} says the message is a log4j2 Message (its pattern through getFormat) rather than logback's String.
+     */
+    private void record(Object event, long appenderNs, String thrownGetter, boolean log4j) {
         String level = String.valueOf(Reflect.call(event, "getLevel"));
         String logger = String.valueOf(Reflect.call(event, "getLoggerName"));
         Events e = events(level, logger);
+        if (e.message == null) {
+            Object m = Reflect.call(event, "getMessage");
+            if (log4j) m = Reflect.call(m, "getFormat");
+            String text = String.valueOf(m);
+            e.message = text.length() > MESSAGE_MAX ? text.substring(0, MESSAGE_MAX) : text;
+        }
         e.events.increment();
         e.appenderNs.add(appenderNs);
         if (Reflect.call(event, thrownGetter) != null) e.withStackTrace.increment();
@@ -106,6 +122,7 @@ final class LoggingProbe {
             r.put("perSecond", n / seconds);
             r.put("withStackTrace", e.withStackTrace.sum());
             r.put("appenderMs", e.appenderNs.sum() / 1e6);
+            if (e.message != null) r.put("message", e.message);
             rows.add(r);
         }
         rows.sort(Comparator.comparingLong((Map<String, Object> r) -> (Long) r.get("events")).reversed());

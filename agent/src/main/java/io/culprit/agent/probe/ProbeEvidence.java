@@ -20,7 +20,7 @@ public final class ProbeEvidence {
             "reactiveClient");
 
     static final List<String> BEANS = List.of("bean", "type", "scope", "count", "perRequest");
-    static final List<String> LOGGING = List.of("level", "events", "perSecond", "withStackTrace", "appenderMs", "logger");
+    static final List<String> LOGGING = List.of("level", "events", "perSecond", "withStackTrace", "appenderMs", "logger", "message");
 
     static final List<String> CONSTRUCTION = List.of("type", "count", "perRequest", "caller", "meanMs");
 

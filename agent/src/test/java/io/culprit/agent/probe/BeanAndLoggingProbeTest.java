@@ -63,14 +63,16 @@ class BeanAndLoggingProbeTest {
         logger.addAppender(sink);
         logger.info("warm-up");  // loads the classes the probe weaves
         Probes p = Probes.ensure(ProbeContext.INST);
-        for (int i = 0; i < 30; i++) logger.warn("failed " + i, new IllegalStateException("boom"));
+        for (int i = 0; i < 30; i++) logger.warn("failed attempt {}", i, new IllegalStateException("boom"));
         for (int i = 0; i < 70; i++) logger.info("fine " + i);
         for (int i = 0; i < 50; i++) logger.debug("filtered out by level: never reaches an appender");
         Map<String, Map<String, Object>> byLevel = new java.util.HashMap<>();
         for (Map<String, Object> r : p.logging.rows(1.0)) byLevel.put((String) r.get("level"), r);
         assertThat(byLevel).containsOnlyKeys("WARN", "INFO");
         assertThat(byLevel.get("WARN")).containsEntry("events", 30L).containsEntry("withStackTrace", 30L)
-                .containsEntry("logger", "lab.storm");
+                .containsEntry("logger", "lab.storm")
+                // the message's pattern, as the code wrote it: what a library warns about, not one event's values
+                .containsEntry("message", "failed attempt {}");
         assertThat(byLevel.get("INFO")).containsEntry("events", 70L).containsEntry("withStackTrace", 0L);
         assertThat((double) byLevel.get("WARN").get("appenderMs")).isPositive();
         assertThat(ProbeContext.run(new LoggingCommand(), false).text()).containsPattern("WARN\\s+lab.storm\\s+30\\s");

@@ -27,6 +27,35 @@ class LettuceProbeTest {
         Probes.stop();
     }
 
+    /** Connections opened per command, by either client, are counted with the application's call site. */
+    @Test
+    void connectionsOpenedPerCommandAreCountedWithTheirCaller() throws Exception {
+        assumeTrue(CallRows.redisUp(), "no Redis on 127.0.0.1:6379");
+        RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
+        try {
+            acme.RecentViews.lettuceView(client, "culprit:connect");  // loads both clients' classes before the weave
+            acme.RecentViews.jedisView("culprit:connect");
+            Probes p = Probes.ensure(ProbeContext.INST);
+            assertThat(p.woven).anyMatch(w -> w.startsWith(RedisConnectHooks.LETTUCE_CLIENT + ".connectStandaloneAsync"))
+                    .anyMatch(w -> w.startsWith(RedisConnectHooks.JEDIS_SOCKETS + ".createSocket"));
+            for (int i = 0; i < 6; i++) acme.RecentViews.lettuceView(client, "culprit:connect");
+            for (int i = 0; i < 4; i++) acme.RecentViews.jedisView("culprit:connect");
+            // A shared connection connects once, whatever it runs.
+            try (StatefulRedisConnection<String, String> shared = client.connect()) {
+                for (int i = 0; i < 10; i++) shared.sync().get("culprit:connect");
+            }
+
+            Map<String, Object> lettuce = CallRows.row(p, RedisConnectHooks.KIND, "connect redis://127.0.0.1:6379 (Lettuce)");
+            assertThat(lettuce).containsEntry("count", 7L);
+            assertThat((String) lettuce.get("caller")).startsWith("acme.RecentViews.lettuceView:");
+            Map<String, Object> jedis = CallRows.row(p, RedisConnectHooks.KIND, "connect redis://127.0.0.1:6379 (Jedis)");
+            assertThat(jedis).containsEntry("count", 4L);
+            assertThat((String) jedis.get("caller")).startsWith("acme.RecentViews.jedisView:");
+        } finally {
+            client.shutdown();
+        }
+    }
+
     @Test
     void commandsAreTimedFromDispatchToReplyAndASlowOneIsAlerted() throws Exception {
         assumeTrue(CallRows.redisUp(), "no Redis on 127.0.0.1:6379");
@@ -54,12 +83,14 @@ class LettuceProbeTest {
             assertThat(CallRows.waitForRow(p, "redis", "SET", 20)).containsEntry("count", 20L);
             assertThat(CallRows.waitForRow(p, "redis", "EXISTS", 4)).containsEntry("count", 4L).containsEntry("reactiveClient", "lettuce");
             Map<String, Object> brpop = CallRows.waitForRow(p, "redis", "BRPOP", 1);
-            assertThat((Double) brpop.get("maxMs")).isBetween(140.0, reactiveBlockedMs + 1.0);
+            // The probe's callback may run after the caller's wait ends (a future runs its dependents newest first):
+            // on a loaded machine its end reads a few ms after the caller's.
+            assertThat((Double) brpop.get("maxMs")).isBetween(140.0, reactiveBlockedMs + 20.0);
             assertThat(CallRows.waitForRow(p, "redis", "GET", 31)).containsEntry("count", 31L).containsEntry("errors", 0L)
                     // the call site is read on the caller's thread: on Lettuce's event loop no frame is the application's
                     .doesNotContainEntry("caller", "(unknown)");
             Map<String, Object> blpop = CallRows.waitForRow(p, "redis", "BLPOP", 1);
-            assertThat((Double) blpop.get("maxMs")).isBetween(140.0, blockedMs + 1.0);
+            assertThat((Double) blpop.get("maxMs")).isBetween(140.0, blockedMs + 20.0);
             assertThat(blpop).containsEntry("slowCount", 1L);
             assertThat(ProbeContext.run(new CallsCommand(), false).text()).contains("SLOW redis").contains("BLPOP");
             redis.del("culprit:lettuce");  // the machine's Redis keeps nothing of the test

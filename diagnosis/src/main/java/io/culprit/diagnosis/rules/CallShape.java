@@ -116,6 +116,34 @@ final class CallShape {
         return false;
     }
 
+    /**
+     * The same shape, told by Hibernate itself: its warning that it pages a collection fetch in memory
+     * (HHH90003004 in Hibernate 6 and 7, on logger org.hibernate.orm.query; HHH000104 in 5), logged
+     * about once per run of the statement. The logging table names the message when the agent read
+     * it, else only the logger: then the query logger's warnings at the statement's rate, beside an
+     * unpaged select that joins a collection. A blind Spring Boot 4 service (session 46) paged clients
+     * with their policies through a Slice, which runs no count query: 8,000 clients read per page of 25.
+     */
+    static boolean warnedPagedInMemory(io.culprit.diagnosis.Evidence ev, Table calls, int row) {
+        String sql = calls.text(row, "target");
+        List<String> joined = collectionTables(sql);
+        if (joined == null || joined.isEmpty() || UNPAGED_NOT.matcher(sql).find()) return false;
+        Table logging = ev.rows("logging").orElse(null);
+        if (logging == null) return false;
+        double statements = calls.number(row, "count");
+        for (int i = 0; i < logging.rows().size(); i++) {
+            if (!"WARN".equals(logging.text(i, "level")) || !(logging.number(i, "events") >= statements / 2)) continue;
+            String message = io.culprit.diagnosis.Evidence.text(logging, i, "message");
+            String logger = logging.text(i, "logger");
+            if (message.isEmpty() ? HIBERNATE_QUERY_LOGGERS.contains(logger) : IN_MEMORY_WARNING.matcher(message).find()) return true;
+        }
+        return false;
+    }
+
+    private static final List<String> HIBERNATE_QUERY_LOGGERS = List.of("org.hibernate.orm.query",
+            "org.hibernate.hql.internal.ast.QueryTranslatorImpl", "org.hibernate.query.internal.AbstractProducedQuery");
+    private static final Pattern IN_MEMORY_WARNING = Pattern.compile("HHH90003004|HHH000104|applying in memory", Pattern.CASE_INSENSITIVE);
+
     private static final Pattern UNPAGED_NOT = Pattern.compile("\\b(limit|offset|fetch\\s+(first|next)|rownum|top\\s*\\(?\\s*[?\\d])\\b",
             Pattern.CASE_INSENSITIVE);
     static final String PAGED_IN_MEMORY_FIX = "Page the ids, then fetch: one query for the page of ids (ORDER BY and LIMIT apply"

@@ -8,6 +8,7 @@ import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
+import io.culprit.model.Table;
 import java.util.Map;
 import java.util.Optional;
 
@@ -125,17 +126,25 @@ public final class OrmCpuRule implements Rule {
         String site = caller == null ? null : caller.getKey();
         int queryRow = site == null ? -1 : SlowCallsRule.costliestSqlRow(ev, site);
         String query = queryRow < 0 ? null : ev.rows("calls").orElseThrow().text(queryRow, "target");
-        boolean pagedInMemory = queryRow >= 0 && !mybatis && CallShape.pagedInMemory(ev.rows("calls").orElseThrow(), queryRow);
+        Table calls = queryRow < 0 ? null : ev.rows("calls").orElseThrow();
+        boolean counted = queryRow >= 0 && !mybatis && CallShape.pagedInMemory(calls, queryRow);
+        boolean warned = queryRow >= 0 && !mybatis && !counted && CallShape.warnedPagedInMemory(ev, calls, queryRow);
+        boolean pagedInMemory = counted || warned;
         if (auto) b.explains("chatty-calls").explains("pool-size").explains("pool-starvation");
-        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(site == null ? "Hibernate" : site)
+        // Paged in memory, the cost grows with the table, not the page: the ORM's CPU is only part of it (the rows' transfer,
+        // the garbage), so it is the cause at a share that would otherwise be a warning.
+        if (pagedInMemory) b.explains("slow-calls").explains("pool-size").explains("pool-starvation");
+        return b.severity(share >= SHARE_CRITICAL || pagedInMemory ? Severity.CRITICAL : Severity.WARN).score(pagedInMemory ? Math.max(share, SHARE_CRITICAL) : share)
+                .culprit(site == null ? "Hibernate" : site)
                 .summary(name + "'s own work holds " + n.tag(Fmt.pct(share), ref) + " of CPU samples, "
                         + (phase == null || phase.getValue() * 2 >= orm.samples() ? "most of it " : "the largest known part ")
                         + (mybatis && ph == Phase.HYDRATE ? MYBATIS_WHAT : ph.what)
                         + (phase == null ? "" : " (" + n.tag(Fmt.pct((double) phase.getValue() / p.samples()), ref) + ")")
                         + (ph != Phase.FLUSH && flushShare >= 0.05 ? ", and " + n.tag(Fmt.pct(flushShare), ref) + " dirty-checking at flush" : "")
                         + (site == null ? "" : ", for " + site) + (query == null ? "" : ", whose query is " + SlowCallsRule.quote(query))
-                        + (pagedInMemory ? ": it joins a collection and has no LIMIT while the same method counts the rows, a page"
-                        + " read through a collection fetch, which Hibernate runs unpaged and slices in memory (HHH90003004): every"
+                        + (pagedInMemory ? ": it joins a collection and has no LIMIT while "
+                        + (counted ? "the same method counts the rows" : "Hibernate's query logger warns at the statement's rate")
+                        + ", a page read through a collection fetch, which Hibernate runs unpaged and slices in memory (HHH90003004): every"
                         + " page reads, and builds entities for, the whole result" : "")
                         + "; none of it is in the statement's time"
                         + (auto ? "; " + n.tag(Fmt.pct(autoFlush), ref) + " of CPU samples flush the session automatically before a"

@@ -81,6 +81,9 @@ public final class RequestWaitsRule implements Rule {
                     + " failed " + n.tag(Fmt.num(errors), cref) + " of " + n.tag(Fmt.num(count), cref) + " calls ("
                     + Fmt.pct(errors / count) + "): the sleeps are a retry's back-off";
         }
+        RetryBackoff.Retry backoff = kind.equals("sleep") && retried < 0
+                ? RetryBackoff.of(ev, Evidence.stack(t, 0, "stack")).orElse(null) : null;
+        if (backoff != null) summary += backoffClause(ev, backoff, n);
         String limiter = kind.equals("sleep") ? rateLimiter(Evidence.stack(t, 0, "stack")) : null;
         if (limiter != null) {
             double rps = ev.stats("requests", "rps").map(s -> s.mean()).orElse(Double.NaN);
@@ -91,7 +94,7 @@ public final class RequestWaitsRule implements Rule {
         String confirm = cls == null ? null : ev.confirm("trace " + cls + " '#cost > " + Fmt.num(Math.max(1, Math.floor(perRequestMs / 2)))
                 + "'") + " (the time each call of " + Frames.shortName(site) + " spends there)";
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).numbers(n.refs())
-                .summary(summary + ".").culprit(site)
+                .summary(summary + ".").culprit(backoff != null && backoff.retried() != null ? backoff.retried() : site)
                 .explains("tail-latency").explains("container-queue").explains("thread-oversubscription")
                 .explanation(delayedAck ? DelayedAck.EXPLANATION : kind.equals("sleep")
                         ? "A request thread that sleeps adds the sleep to its response and holds its server thread meanwhile:"
@@ -104,7 +107,14 @@ public final class RequestWaitsRule implements Rule {
                                 + " If the limit protects a dependency, set it to what that dependency can take; reject what is over"
                                 + " the limit at once (tryAcquire, answering 429 with Retry-After) instead of holding a request"
                                 + " thread asleep; and remove a limit that protects nothing."
-                        : retried >= 0
+                        : backoff != null && backoff.clientError()
+                        ? "Retry only what a second attempt can change: exclude client errors (HTTP 4xx, here "
+                                + simpleName(ev.rows("exceptions").orElseThrow().text(backoff.exception(), "type"))
+                                + ") from the retry, with Spring's @Retryable(excludes = HttpClientErrorException.class) or includes"
+                                + " naming the transient failures (timeouts, connection errors, 5xx), Resilience4j's ignoreExceptions,"
+                                + " Failsafe's handleIf; and take an expected answer (a 404 for \"no match\") as a result, not an"
+                                + " exception (RestClient's onStatus or exchange)."
+                        : retried >= 0 || backoff != null
                         ? "The dependency fails, and each failure costs the request a sleep: fix or fail fast on its errors (a"
                                 + " circuit breaker stops calling a dependency that keeps failing), and retry without holding the"
                                 + " request thread: fewer attempts with a short, jittered and capped back-off, or the retry on a"
@@ -118,6 +128,23 @@ public final class RequestWaitsRule implements Rule {
                                 + " asynchronously or in parallel with the rest of the request, and give it a timeout.")
                 .confirm(confirm)
                 .build();
+    }
+
+    private static String simpleName(String type) {
+        return type.substring(type.lastIndexOf('.') + 1);
+    }
+
+    /** "; the sleeps are the back-off of a retry (…) around X.m, whose call threw T 2.9 times a request (…)…". */
+    private static String backoffClause(Evidence ev, RetryBackoff.Retry r, Numbers n) {
+        String clause = "; the sleeps are the back-off of a retry (" + r.library() + ")"
+                + (r.retried() == null ? "" : " around " + Frames.stripLine(r.retried()));
+        if (r.exception() < 0) return clause;
+        Table x = ev.rows("exceptions").orElseThrow();
+        String ref = "tables/exceptions#" + r.exception();
+        String message = Evidence.text(x, r.exception(), "message");
+        return clause + ", whose call threw " + x.text(r.exception(), "type") + " " + n.tag(Fmt.num(x.number(r.exception(), "perRequest")), ref)
+                + " times a request" + (message.isEmpty() ? "" : " (\"" + (message.length() > 80 ? message.substring(0, 80) + "…" : message) + "\")")
+                + (r.clientError() ? ": a client error, the server's answer to the request, which no retry turns into a success" : "");
     }
 
     /** Whether a wait's stack (leaf first) is a primitive's bytes written onto a file with no buffer between. */
