@@ -123,21 +123,22 @@ final class CallShape {
      * it, else only the logger: then the query logger's warnings at the statement's rate, beside an
      * unpaged select that joins a collection. A blind Spring Boot 4 service (session 46) paged clients
      * with their policies through a Slice, which runs no count query: 8,000 clients read per page of 25.
+     * The warning's message ("" when only its logger is known), or null.
      */
-    static boolean warnedPagedInMemory(io.culprit.diagnosis.Evidence ev, Table calls, int row) {
+    static String warnedPagedInMemory(io.culprit.diagnosis.Evidence ev, Table calls, int row) {
         String sql = calls.text(row, "target");
         List<String> joined = collectionTables(sql);
-        if (joined == null || joined.isEmpty() || UNPAGED_NOT.matcher(sql).find()) return false;
+        if (joined == null || joined.isEmpty() || UNPAGED_NOT.matcher(sql).find()) return null;
         Table logging = ev.rows("logging").orElse(null);
-        if (logging == null) return false;
+        if (logging == null) return null;
         double statements = calls.number(row, "count");
         for (int i = 0; i < logging.rows().size(); i++) {
             if (!"WARN".equals(logging.text(i, "level")) || !(logging.number(i, "events") >= statements / 2)) continue;
             String message = io.culprit.diagnosis.Evidence.text(logging, i, "message");
             String logger = logging.text(i, "logger");
-            if (message.isEmpty() ? HIBERNATE_QUERY_LOGGERS.contains(logger) : IN_MEMORY_WARNING.matcher(message).find()) return true;
+            if (message.isEmpty() ? HIBERNATE_QUERY_LOGGERS.contains(logger) : IN_MEMORY_WARNING.matcher(message).find()) return message;
         }
-        return false;
+        return null;
     }
 
     private static final List<String> HIBERNATE_QUERY_LOGGERS = List.of("org.hibernate.orm.query",

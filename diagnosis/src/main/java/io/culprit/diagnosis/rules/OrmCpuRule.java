@@ -128,8 +128,8 @@ public final class OrmCpuRule implements Rule {
         String query = queryRow < 0 ? null : ev.rows("calls").orElseThrow().text(queryRow, "target");
         Table calls = queryRow < 0 ? null : ev.rows("calls").orElseThrow();
         boolean counted = queryRow >= 0 && !mybatis && CallShape.pagedInMemory(calls, queryRow);
-        boolean warned = queryRow >= 0 && !mybatis && !counted && CallShape.warnedPagedInMemory(ev, calls, queryRow);
-        boolean pagedInMemory = counted || warned;
+        String warning = queryRow >= 0 && !mybatis && !counted ? CallShape.warnedPagedInMemory(ev, calls, queryRow) : null;
+        boolean pagedInMemory = counted || warning != null;
         if (auto) b.explains("chatty-calls").explains("pool-size").explains("pool-starvation");
         // Paged in memory, the cost grows with the table, not the page: the ORM's CPU is only part of it (the rows' transfer,
         // the garbage), so it is the cause at a share that would otherwise be a warning.
@@ -143,7 +143,8 @@ public final class OrmCpuRule implements Rule {
                         + (ph != Phase.FLUSH && flushShare >= 0.05 ? ", and " + n.tag(Fmt.pct(flushShare), ref) + " dirty-checking at flush" : "")
                         + (site == null ? "" : ", for " + site) + (query == null ? "" : ", whose query is " + SlowCallsRule.quote(query))
                         + (pagedInMemory ? ": it joins a collection and has no LIMIT while "
-                        + (counted ? "the same method counts the rows" : "Hibernate's query logger warns at the statement's rate")
+                        + (counted ? "the same method counts the rows" : warning.isEmpty() ? "Hibernate's query logger warns at the statement's rate"
+                        : "Hibernate warns \"" + warning + "\" at the statement's rate")
                         + ", a page read through a collection fetch, which Hibernate runs unpaged and slices in memory (HHH90003004): every"
                         + " page reads, and builds entities for, the whole result" : "")
                         + "; none of it is in the statement's time"
