@@ -88,7 +88,7 @@ public final class DbConnectRule implements Rule {
                         : ": no pool stands between the code and the database."))
                 .numbers(n.refs())
                 .confirm(ev.confirm("calls"));
-        return (isRedis ? redisText(b) : databaseText(b)).build();
+        return text(b, isRedis).build();
     }
 
     /** The connects of one kind in the calls table: their total, the top row, their time. */
@@ -148,7 +148,13 @@ public final class DbConnectRule implements Rule {
                         + ": the client connects for its commands instead of sharing a connection or borrowing one from a pool.")
                 .numbers(n.refs())
                 .confirm(ev.confirm("calls"));
-        return Optional.of(redisText(b).build());
+        return Optional.of(text(b, true).build());
+    }
+
+    /** The explanation and fix for the kind of server, and the symptoms a connection per request explains. */
+    private static Finding.Builder text(Finding.Builder b, boolean redis) {
+        return (redis ? redisText(b) : databaseText(b))
+                .explains("slow-calls").explains("request-waits").explains("tail-latency").explains("cpu-saturation");
     }
 
     private static Finding.Builder databaseText(Finding.Builder b) {
@@ -160,8 +166,7 @@ public final class DbConnectRule implements Rule {
                 .fix("Borrow connections from a pool: HikariCP (Spring Boot's default DataSource) instead of"
                         + " DriverManagerDataSource or SimpleDriverDataSource, which open a physical connection on every"
                         + " getConnection(), and a DataSource instead of DriverManager.getConnection in the code; size the pool"
-                        + " for the requests in flight that need the database.")
-                .explains("slow-calls").explains("request-waits").explains("tail-latency").explains("cpu-saturation");
+                        + " for the requests in flight that need the database.");
     }
 
     private static Finding.Builder redisText(Finding.Builder b) {
@@ -173,7 +178,6 @@ public final class DbConnectRule implements Rule {
                 .fix("Share one connection or pool them. Spring Data Redis on Lettuce: leave LettuceConnectionFactory's"
                         + " shareNativeConnection at true (its default), or configure a pool (LettucePoolingClientConfiguration"
                         + " with commons-pool2) if you need dedicated connections; Lettuce alone: one RedisClient and one connection"
-                        + " for the application; Jedis: a JedisPool or JedisPooled instead of a new Jedis per call.")
-                .explains("slow-calls").explains("request-waits").explains("tail-latency").explains("cpu-saturation");
+                        + " for the application; Jedis: a JedisPool or JedisPooled instead of a new Jedis per call.");
     }
 }
