@@ -64,18 +64,27 @@ public final class Evidence {
      * sequential calls to its own endpoint per request: read per server request, 0.95 calls per
      * request and 52 % of request time, and no root cause; per load request, 20 and all of it.
      */
+    /**
+     * ... and a table whose probes saw no request at all (a server culprit has no request probe for: a
+     * blind service on Jersey's Grizzly server, session 46, read "share of request time unknown" on
+     * an insert made 40 times a request) counts over the load's requests, when culprit's load drove
+     * the run: its rows get the per-request figures the probes could not give them. A background
+     * row (a scheduled task's calls) stays without them.
+     */
     private Table perLoadRequest(Table t) {
         double probed = meta(t, "requests");
         double sent = LoadJson.completed(caseFile.dir());
-        if (!(probed > INNER_REQUESTS * sent + EXTRA_REQUESTS) || !(sent > 0)) return t;
+        boolean unseen = t.meta().containsKey("requests") && probed == 0;
+        if (!(probed > INNER_REQUESTS * sent + EXTRA_REQUESTS || unseen) || !(sent > 0)) return t;
         double timeMs = sent * meanLatencyMs();
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Map<String, Object> r : t.rows()) {
             Map<String, Object> out = new LinkedHashMap<>(r);
-            if (r.get("perRequest") instanceof Number && r.get("count") instanceof Number) {
+            boolean fill = unseen && !Boolean.TRUE.equals(r.get("background"));
+            if ((r.get("perRequest") instanceof Number || fill) && r.get("count") instanceof Number) {
                 out.put("perRequest", ((Number) r.get("count")).doubleValue() / sent);
             }
-            if (r.get("shareOfRequestTime") instanceof Number && r.get("totalMs") instanceof Number && timeMs > 0) {
+            if ((r.get("shareOfRequestTime") instanceof Number || fill) && r.get("totalMs") instanceof Number && timeMs > 0) {
                 out.put("shareOfRequestTime", Math.min(1.0, ((Number) r.get("totalMs")).doubleValue() / timeMs));
             }
             rows.add(out);

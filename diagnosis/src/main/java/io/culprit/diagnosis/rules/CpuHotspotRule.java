@@ -136,6 +136,24 @@ public final class CpuHotspotRule implements Rule {
         if (mapLock) fix += " Do the work outside the map's compute (compute the value first, then put or replace it), so"
                 + " the bin lock covers only the update.";
         if (mapLock || kindLock != null) b.explains("lock-contention");
+        // Text rendered for a log call its level drops: the argument is built before the logger checks the level.
+        DroppedLogs dropped = namedCallee && rendersText(callee.getKey()) ? DroppedLogs.near(ev, method).orElse(null) : null;
+        if (dropped != null) {
+            b.evidence("tables/discarded-logs").number(Fmt.num(dropped.perRequest), dropped.ref);
+            detail += "; and " + dropped.clause() + ": the text is built for a log message that is never written";
+            fix = "Build the message only when it is logged: guard the call with " + dropped.guard() + ", or pass a lazy"
+                    + " argument (SLF4J 2's logger.atDebug().addArgument(() -> ...), log4j2's Supplier): a placeholder defers"
+                    + " the formatting, not the evaluation of the arguments, so " + callee.getKey() + " runs on every call.";
+        } else if (namedCallee && kind == null && rendersText(callee.getKey())) {
+            // The agent counts dropped log calls only in their unparameterized forms: an eager argument to
+            // debug("{}", x.format()) is not seen dropped, so both readings are given.
+            detail += ": a library's data rendered as text on every call";
+            fix = "Render the text only when it is used: if it is a log message's argument (debug(\"...{}\", "
+                    + Frames.shortName(callee.getKey()) + "())), guard the log call with logger.isDebugEnabled() or pass a lazy"
+                    + " argument (SLF4J 2's fluent addArgument(() -> ...), log4j2's Supplier), since a placeholder defers the"
+                    + " formatting, not the argument's evaluation; if it is part of the response, render it once per change of"
+                    + " the data and cache the text, or write it to the response as it is produced.";
+        }
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(share).culprit(method)
                 .summary(method + " computes in " + Fmt.pct(share) + " of all CPU samples, with nothing but the JDK and"
                         + " computing libraries below it; " + detail + ".")
@@ -158,8 +176,9 @@ public final class CpuHotspotRule implements Rule {
     static String computingMethod(String[] stack) {
         int app = HotCallee.deepestApplication(stack);
         if (app < 0) return null;
-        // A primitive's bytes written straight onto a file: the system call per value is the method's own cost.
-        boolean smallWrites = HotCallee.smallUnbufferedWrite(stack, app);
+        // A primitive's bytes written straight onto a file, or a flush after each small write: the system call per value
+        // or per flush is the method's own cost.
+        boolean smallWrites = HotCallee.smallUnbufferedWrite(stack, app) || HotCallee.flushedWrite(stack, app);
         for (int i = app + 1; i < stack.length; i++) if (!smallWrites && !computes(stack[i])) return null;
         for (String f : stack) if (namedElsewhere(f)) return null;
         return methodOf(stack[app]);
@@ -178,9 +197,21 @@ public final class CpuHotspotRule implements Rule {
     private static boolean computes(String frame) {
         boolean springCompute = false;
         for (String p : SPRING_COMPUTE) springCompute |= frame.startsWith(p);
-        if (!springCompute && ClientLibraries.isClient(frame)) return false;
+        if (!springCompute && ClientLibraries.isClient(frame) && !rendersText(frame)) return false;
         for (String p : DISPATCH) if (frame.startsWith(p)) return false;
         return true;
+    }
+
+    /**
+     * A data-access library's object rendered as text (jOOQ's {@code Result.format()}, {@code formatCSV},
+     * {@code formatJSON}, a record's {@code toString}): computation on data already fetched, not access. A
+     * blind service (session 46) rendered a cached 330-row jOOQ result as CSV for a DEBUG log argument on every
+     * request, 68 % of its CPU, and read "no root cause found": jOOQ counted as database plumbing.
+     */
+    static boolean rendersText(String frame) {
+        String m = Frames.stripLine(frame);
+        m = m.substring(m.lastIndexOf('.') + 1);
+        return m.startsWith("format") || m.equals("toString");
     }
 
     /** A cost with a rule of its own, wherever it sits on the stack. */

@@ -29,10 +29,13 @@ final class HotCallee {
                 + " from a cheaper source (ThreadLocalRandom, a counter, a time-based id); where they must be, draw one"
                 + " per request rather than per item, or keep one SecureRandom per thread.",
                 "java.util.UUID.randomUUID", "java.security.SecureRandom.", "sun.security.provider."),
-        PASSWORD_HASH("password hashing",
-                "Password hashing is slow on purpose (each step of BCrypt's work factor doubles it): verify a password"
-                + " once per login and issue a session or token instead of hashing on every request, keep the work"
-                + " factor at what policy asks, and rate-limit the endpoints that hash.",
+        PASSWORD_HASH("password hashing or key derivation (slow on purpose)",
+                "Password hashing and key derivation are slow on purpose (each step of BCrypt's work factor doubles it,"
+                + " PBKDF2 runs its HMAC as many times as its iteration count): verify a password once per login and issue"
+                + " a session or token instead of hashing on every request, keep the work factor at what policy asks, and"
+                + " rate-limit the endpoints that hash. A key derived from a fixed secret (PBKDF2 through"
+                + " SecretKeyFactory.generateSecret for a signing or encryption key) is the same key every time: derive it"
+                + " once, at start-up or on first use, and keep the SecretKey (a new Mac or Cipher per call is cheap).",
                 "org.springframework.security.crypto.", "org.mindrot.jbcrypt.", "at.favre.lib.crypto.bcrypt.",
                 "de.mkammerer.argon2.", "com.sun.crypto.provider.PBKDF2", "javax.crypto.SecretKeyFactory."),
         HASH_COLLISIONS("hash collisions (HashMap's tree bins)",
@@ -115,6 +118,22 @@ final class HotCallee {
             @Override
             boolean shapeBelow(String[] stack, int at) {
                 return smallUnbufferedWrite(stack, at);
+            }
+        },
+        /**
+         * A blind Jersey service on Grizzly (session 46) flushed its CSV export's BufferedWriter after every
+         * 70-byte row: 1,500 socket writes (and HTTP chunks) a response, 43 % of its CPU in write system calls,
+         * and "no root cause found".
+         */
+        FLUSH_PER_WRITE("flushing its output after every small write (a system call, and on a streamed HTTP response a chunk, per flush)",
+                "The code flushes its writer or stream after each piece it writes, so the buffer never fills: every"
+                + " flush is a write system call with a few bytes, and on a streamed HTTP response also a chunk and, with"
+                + " TCP_NODELAY, a packet the client must take apart. Write through the buffer and flush once at the end"
+                + " (closing the stream flushes it), or every few kilobytes if the reader must see progress; let the"
+                + " container's buffer do its work.") {
+            @Override
+            boolean shapeBelow(String[] stack, int at) {
+                return flushedWrite(stack, at);
             }
         },
         FSYNC("forcing writes to disk (fsync)",
@@ -408,6 +427,20 @@ final class HotCallee {
             if (stack[i].contains("Buffered")) return false;
             if (Frames.startsWithAny(stack[i], FILE_WRITES)) return true;
         }
+        return false;
+    }
+
+    /** A write system call on a socket or a file. */
+    private static final String[] WRITE_CALLS = {
+        "sun.nio.ch.SocketDispatcher.write", "sun.nio.ch.FileDispatcherImpl.write", "sun.nio.ch.NioSocketImpl.write",
+        "java.net.SocketOutputStream.socketWrite", "sun.nio.ch.SocketChannelImpl.write", "java.io.FileOutputStream.write"
+    };
+
+    /** Whether the call frame {@code at} makes (root first) is a flush that reaches a write system call. */
+    static boolean flushedWrite(String[] stack, int at) {
+        String callee = calleeBelow(stack, at);
+        if (callee == null || !Frames.stripLine(callee).endsWith(".flush")) return false;
+        for (int i = at + 1; i < stack.length; i++) if (Frames.startsWithAny(stack[i], WRITE_CALLS)) return true;
         return false;
     }
 

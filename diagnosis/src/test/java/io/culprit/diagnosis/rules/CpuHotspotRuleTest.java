@@ -96,8 +96,8 @@ class CpuHotspotRuleTest {
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.culprit()).isEqualTo("com.shop.auth.Login.check");
         assertThat(f.summary()).contains("computes in 70 %", "in its call to org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder.matches",
-                "the hottest leaf org.springframework.security.crypto.bcrypt.BCrypt.encipher", "; that is password hashing");
-        assertThat(f.fix()).startsWith("Password hashing is slow on purpose");
+                "the hottest leaf org.springframework.security.crypto.bcrypt.BCrypt.encipher", "; that is password hashing or key derivation (slow on purpose)");
+        assertThat(f.fix()).startsWith("Password hashing and key derivation are slow on purpose");
     }
 
     @Test

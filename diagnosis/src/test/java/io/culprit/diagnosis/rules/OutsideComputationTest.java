@@ -49,8 +49,8 @@ class OutsideComputationTest {
         Finding f = new CpuHotspotRule().evaluate(Fixtures.evidence("outside-bcrypt"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
         assertThat(f.summary()).contains("in its call to org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder.matches",
-                "; that is password hashing");
-        assertThat(f.fix()).startsWith("Password hashing is slow on purpose");
+                "; that is password hashing or key derivation (slow on purpose)");
+        assertThat(f.fix()).startsWith("Password hashing and key derivation are slow on purpose");
     }
 
     @Test
