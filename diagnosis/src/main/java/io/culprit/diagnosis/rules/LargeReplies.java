@@ -57,6 +57,28 @@ final class LargeReplies {
                 + Frames.shortName(sites.text(top, "site")) + ")";
     }
 
+    /**
+     * A large reply to a SELECT that orders its rows and sets no LIMIT: the database sorts and sends every
+     * matching row, and the code most often wants the first (the latest, the top few). A blind jOOQ service
+     * (session 46) read the latest scan of a depot with fetchAny() on such a query: 8,000 rows, 2.6 MB, per call.
+     */
+    static boolean orderedUnbounded(String kind, String sql) {
+        if (!"sql".equalsIgnoreCase(kind) || sql == null) return false;
+        String body = CallShape.sqlBody(sql).toLowerCase(Locale.ROOT);
+        return body.startsWith("select") && ORDER_BY.matcher(body).find() && !NO_LIMIT_NOT.matcher(body).find();
+    }
+
+    private static final java.util.regex.Pattern ORDER_BY = java.util.regex.Pattern.compile("\\border\\s+by\\b");
+    private static final java.util.regex.Pattern NO_LIMIT_NOT = java.util.regex.Pattern.compile(
+            "\\b(limit|fetch\\s+(first|next)|rownum|top\\s*\\(?\\s*[?\\d])\\b");
+    static final String ORDERED_CLAUSE = "; the statement orders every matching row and has no LIMIT: if the code takes the"
+            + " first rows (the latest, the top few), the rest cross the network and are decoded for nothing";
+    static final String ORDERED_FIX = "Ask the database for the rows the code uses: LIMIT the ordered query (jOOQ's fetchAny,"
+            + " fetchOptional and fetchOne add no LIMIT: use limit(1).fetchOne(); JPA's setMaxResults(1); Spring Data's findFirstBy or"
+            + " Top), or compute the value in SQL (SELECT MAX(column) rather than the newest row); with an index on the filter and the order"
+            + " column the database then reads one row. If the code does use every row, page or stream them (a fetch size)"
+            + " instead of materialising the whole result.";
+
     /** The fix for large replies of {@code kind}. */
     static String fix(String kind) {
         switch (kind.toLowerCase(Locale.ROOT)) {

@@ -124,6 +124,9 @@ public final class SlowCallsRule implements Rule {
         static Reply of(Evidence ev, Table t, int row, Numbers n) {
             String kind = t.text(row, "kind");
             String large = LargeReplies.clause(ev, kind, t.number(row, "count"), n);
+            if (!large.isEmpty() && LargeReplies.orderedUnbounded(kind, t.text(row, "target"))) {
+                return new Reply(large + LargeReplies.ORDERED_CLAUSE, LargeReplies.ORDERED_FIX);
+            }
             if (!large.isEmpty()) return new Reply(large, LargeReplies.fix(kind));
             String connects = ConnectPerCall.clause(ev, t.text(row, "caller"), n);
             return new Reply(connects, connects.isEmpty() ? null : ConnectPerCall.fix(kind));
