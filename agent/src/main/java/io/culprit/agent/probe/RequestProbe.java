@@ -32,7 +32,7 @@ final class RequestProbe {
     /** The classes whose container hooks count requests: one of them woven means requests are observed. */
     static final List<String> CONTAINERS = List.of(COYOTE_ADAPTER, JettyHooks.SERVER, UndertowHooks.CONNECTORS,
             ReactorNettyHooks.SERVER_OPERATIONS, VertxHooks.REQUEST, VertxHooks.REQUEST_51, HelidonHooks.ROUTING,
-            MicronautHooks.REQUEST);
+            MicronautHooks.REQUEST, GrizzlyHooks.HANDLER);
     /** Container calls nested on one thread (Undertow runs a dispatch in place): more is a runaway, not a request. */
     private static final int MAX_DEPTH = 62;
 
@@ -129,6 +129,7 @@ final class RequestProbe {
         h.addAll(new VertxHooks(this).hooks());
         h.addAll(new HelidonHooks(this).hooks());
         h.addAll(new MicronautHooks(this).hooks());
+        h.addAll(new GrizzlyHooks(this).hooks());
         return h;
     }
 
