@@ -120,7 +120,7 @@ public final class Finding {
     /** Fluent construction for rules; unset text fields stay null, lists empty. */
     public static final class Builder {
         private final String id;
-        private final String title;
+        private String title;
         private Severity severity = Severity.OK;
         private double score;
         private Verdict verdict;
@@ -138,6 +138,11 @@ public final class Finding {
             this.title = title;
         }
 
+        /**
+         * The hypothesis in this finding's own words, when its evidence says more than the rule's title: a
+         * hand-off to a full pool is found by the lock rule, but the user's problem is the pool, not a lock.
+         */
+        public Builder title(String t) { this.title = t; return this; }
         public Builder severity(Severity s) { this.severity = s; return this; }
         public Builder score(double s) { this.score = Double.isFinite(s) ? Math.max(0, Math.min(1, s)) : 0; return this; }
         public Builder verdict(Verdict v) { this.verdict = v; return this; }

@@ -298,6 +298,8 @@ public final class LockContentionRule implements Rule {
         if (sev == Severity.OK) return b.summary(weight + "; top lock " + lock + "." + dumpsStopped(ev)).numbers(n.refs()).build();
         // Waits that queue for a capped call are that cap's, not the other way round.
         if (capped == null) b.explains("capped-calls");
+        // Requests parked on work handed to a pool that was full: the pool is the problem, not a lock.
+        if (handOff && !taskWait && (pool != null || handedTo.isPresent())) b.title("Requests wait for a full pool they hand work to");
         // When the tasks' own wait is what the requests wait for, the fix goes where the tasks wait.
         return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10))
                 .culprit(taskWait ? taskSite : busyWith >= 0 ? ev.rows("calls").orElseThrow().text(busyWith, "target")

@@ -40,6 +40,7 @@ class OutsideSpringBoot4Test {
         assertThat(f.culprit()).isEqualTo("com.northbridge.broker.quotes.RenewalQuoteService.compare:32");
         assertThat(f.summary()).doesNotContain("$$Lambda").contains("2 core threads behind an unbounded queue");
         assertThat(f.fix()).contains("Raise its core size");
+        assertThat(f.title()).isEqualTo("Requests wait for a full pool they hand work to");
     }
 
     @Test
