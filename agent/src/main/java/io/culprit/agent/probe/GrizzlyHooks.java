@@ -42,8 +42,7 @@ final class GrizzlyHooks {
             @Override
             public long probeEnter(int id, Object self, Object arg0) {
                 long start = super.probeEnter(id, self, arg0);
-                Object request = Reflect.cachedField(self, "val$request");
-                requests.routed(routes.route(methodName.call(httpMethod.call(request)), uri.call(request)));
+                routed(Reflect.cachedField(self, "val$request"));
                 Object[] slot = (Object[]) dispatched.get();
                 slot[0] = Reflect.cachedField(self, "val$response");
                 slot[1] = null;
@@ -75,7 +74,7 @@ final class GrizzlyHooks {
             public void probeExit(int id, long start, Object self, Object request, Object response, Object returned, Throwable thrown) {
                 // Handed on (to the handler's executor) or suspended: finished elsewhere, not counted here.
                 if (Boolean.FALSE.equals(returned)) requests.handOff();
-                else requests.routed(routes.route(methodName.call(httpMethod.call(request)), uri.call(request)));
+                else routed(request);
                 super.probeExit(id, start, self, request, response, returned, thrown);
             }
 
@@ -84,5 +83,10 @@ final class GrizzlyHooks {
                 return status.number(response);
             }
         });
+    }
+
+    /** The request's route: its method and raw path, numeric segments folded. */
+    private void routed(Object request) {
+        requests.routed(routes.route(methodName.call(httpMethod.call(request)), uri.call(request)));
     }
 }

@@ -105,9 +105,7 @@ final class CallShape {
      * booking service outside the lab paged 20 orders out of 2,400 so, with their lines.
      */
     static boolean pagedInMemory(Table calls, int row) {
-        String sql = calls.text(row, "target");
-        List<String> joined = collectionTables(sql);
-        if (joined == null || joined.isEmpty() || UNPAGED_NOT.matcher(sql).find()) return false;
+        if (!unpagedCollectionJoin(calls.text(row, "target"))) return false;
         String caller = io.culprit.diagnosis.Frames.stripLine(io.culprit.diagnosis.Evidence.text(calls, row, "caller"));
         for (int i = 0; i < calls.rows().size(); i++) {
             if (i == row || !"sql".equalsIgnoreCase(calls.text(i, "kind")) || !COUNT.matcher(sqlBody(calls.text(i, "target"))).find()) continue;
@@ -126,9 +124,7 @@ final class CallShape {
      * The warning's message ("" when only its logger is known), or null.
      */
     static String warnedPagedInMemory(io.culprit.diagnosis.Evidence ev, Table calls, int row) {
-        String sql = calls.text(row, "target");
-        List<String> joined = collectionTables(sql);
-        if (joined == null || joined.isEmpty() || UNPAGED_NOT.matcher(sql).find()) return null;
+        if (!unpagedCollectionJoin(calls.text(row, "target"))) return null;
         Table logging = ev.rows("logging").orElse(null);
         if (logging == null) return null;
         double statements = calls.number(row, "count");
@@ -144,6 +140,17 @@ final class CallShape {
     private static final List<String> HIBERNATE_QUERY_LOGGERS = List.of("org.hibernate.orm.query",
             "org.hibernate.hql.internal.ast.QueryTranslatorImpl", "org.hibernate.query.internal.AbstractProducedQuery");
     private static final Pattern IN_MEMORY_WARNING = Pattern.compile("HHH90003004|HHH000104|applying in memory", Pattern.CASE_INSENSITIVE);
+
+    /** A select that joins a collection of its main row and has no LIMIT, OFFSET or FETCH. */
+    private static boolean unpagedCollectionJoin(String sql) {
+        List<String> joined = collectionTables(sql);
+        return joined != null && !joined.isEmpty() && !paged(sql);
+    }
+
+    /** Whether a statement limits its rows (LIMIT, OFFSET, FETCH FIRST/NEXT, ROWNUM, TOP). */
+    static boolean paged(String sql) {
+        return UNPAGED_NOT.matcher(sql).find();
+    }
 
     private static final Pattern UNPAGED_NOT = Pattern.compile("\\b(limit|offset|fetch\\s+(first|next)|rownum|top\\s*\\(?\\s*[?\\d])\\b",
             Pattern.CASE_INSENSITIVE);

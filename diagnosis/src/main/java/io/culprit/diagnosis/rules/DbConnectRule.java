@@ -60,7 +60,7 @@ public final class DbConnectRule implements Rule {
         Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
         if (c.top < 0) {
             return redisSetUp(ev, t).orElseGet(() -> b.summary("no database connection opened through DriverManager"
-                    + (hasKind(t, "redis") ? ", and no Redis connection set-up on the request path" : "") + " in the run.").build());
+                    + (Connects.of(t, "redis").top() >= 0 ? ", and no Redis connection set-up on the request path" : "") + " in the run.").build());
         }
         boolean isRedis = c == redis;
         double requests = ev.requestCount();
@@ -105,11 +105,6 @@ public final class DbConnectRule implements Rule {
             }
             return new Connects(top, count, totalMs, share);
         }
-    }
-
-    private static boolean hasKind(Table t, String kind) {
-        for (int i = 0; i < t.rows().size(); i++) if (kind.equals(t.text(i, "kind"))) return true;
-        return false;
     }
 
     /** Share of CPU samples in a Redis client's connection set-up and close; NaN without a profile. */

@@ -65,12 +65,10 @@ final class LargeReplies {
     static boolean orderedUnbounded(String kind, String sql) {
         if (!"sql".equalsIgnoreCase(kind) || sql == null) return false;
         String body = CallShape.sqlBody(sql).toLowerCase(Locale.ROOT);
-        return body.startsWith("select") && ORDER_BY.matcher(body).find() && !NO_LIMIT_NOT.matcher(body).find();
+        return body.startsWith("select") && ORDER_BY.matcher(body).find() && !CallShape.paged(body);
     }
 
     private static final java.util.regex.Pattern ORDER_BY = java.util.regex.Pattern.compile("\\border\\s+by\\b");
-    private static final java.util.regex.Pattern NO_LIMIT_NOT = java.util.regex.Pattern.compile(
-            "\\b(limit|fetch\\s+(first|next)|rownum|top\\s*\\(?\\s*[?\\d])\\b");
     static final String ORDERED_CLAUSE = "; the statement orders every matching row and has no LIMIT: if the code takes the"
             + " first rows (the latest, the top few), the rest cross the network and are decoded for nothing";
     static final String ORDERED_FIX = "Ask the database for the rows the code uses: LIMIT the ordered query (jOOQ's fetchAny,"
