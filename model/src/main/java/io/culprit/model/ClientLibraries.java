@@ -46,7 +46,9 @@ public final class ClientLibraries {
         "io.micronaut.http.client.", "io.micronaut.redis.",
         // Quarkus' Redis client and REST client, and the Mutiny plumbing (and Vert.x's Mutiny bindings) under them
         "io.quarkus.redis.", "io.quarkus.rest.client.", "io.quarkus.restclient.", "org.jboss.resteasy.reactive.client.",
-        "io.smallrye.mutiny.", "io.vertx.mutiny."
+        "io.smallrye.mutiny.", "io.vertx.mutiny.",
+        // Ktor's client and the pipelines its plugins run in (its server's too, which only run the handler)
+        "io.ktor.client.", "io.ktor.util.pipeline."
     };
 
     /**

@@ -14,6 +14,9 @@ class EventLoopsTest {
         // Micronaut's server and its HTTP clients' groups
         assertThat(EventLoops.isEventLoopThread("default-eventLoopGroup-5-1")).isTrue();
         assertThat(EventLoops.isEventLoopThread("partner-nioEventLoopGroup-7-2")).isTrue();
+        // Ktor's Netty engine: its handlers' coroutines run on its call group's threads
+        assertThat(EventLoops.isEventLoopThread("eventLoopGroupProxy-4-1")).isTrue();
+        assertThat(EventLoops.isEventLoopThread("DefaultDispatcher-worker-3")).isFalse();
         assertThat(EventLoops.isEventLoopThread("io-executor-thread-1")).isFalse();
         assertThat(EventLoops.isEventLoopThread("http-nio-8080-exec-1")).isFalse();
     }

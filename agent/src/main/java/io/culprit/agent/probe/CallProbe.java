@@ -17,7 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Outbound HTTP is timed at Spring's {@code AbstractClientHttpRequest.execute()} (RestTemplate
  * and RestClient), at WebClient's exchange ({@link WebClientHooks}), the JDK's HttpClient
  * ({@link JdkHttpHooks}) and HttpURLConnection ({@link UrlConnectionHooks}), Apache HttpClient 5
- * ({@link ApacheHttpHooks}) and OkHttp ({@link OkHttpHooks}), each counted once when Spring's
+ * ({@link ApacheHttpHooks}) and OkHttp ({@link OkHttpHooks}), Ktor's client ({@link KtorClientHooks}), each counted once when Spring's
  * request runs on it; Redis at Jedis's connection ({@link RedisHooks}) and Lettuce's
  * ({@link LettuceHooks}); host-name lookups that reach the resolver ({@link DnsHooks}). Each
  * target keeps the application code it was first called from ({@link CallSite}). A call slower
@@ -134,6 +134,7 @@ final class CallProbe {
         h.addAll(new RestEasyClientHooks(this, vertx).hooks());
         h.addAll(new HelidonClientHooks(this).hooks());
         h.add(MicronautClientHooks.hook(this));
+        h.addAll(KtorClientHooks.hooks(this));
         return h;
     }
 

@@ -8,6 +8,7 @@ import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
+import io.culprit.model.RunBlocking;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
 import java.util.Optional;
@@ -15,7 +16,8 @@ import java.util.Optional;
 /**
  * Blocking calls on an event loop's threads (WebFlux on Reactor Netty, Netty, Vert.x): the
  * {@code calls} made there ({@code eventLoopMs}), the sleeps and unprobed I/O waits JFR saw
- * there ({@code request-waits.eventLoop}), and the lock and future waits ({@code locks.eventLoop}). A loop has a thread or two per CPU and serves every
+ * there ({@code request-waits.eventLoop}), and the lock and future waits and Kotlin's runBlocking
+ * ({@code locks.eventLoop}). A loop has a thread or two per CPU and serves every
  * connection given to it, so a millisecond blocked is a millisecond of delay for each request
  * queued behind it: latency grows with concurrency while the CPUs idle. A WebFlux service outside
  * the lab that ran a 5 ms JDBC query inside {@code Mono.fromCallable}, and one that slept 10 ms in
@@ -101,8 +103,10 @@ public final class EventLoopBlockingRule implements Rule {
         } else if (topLock >= 0) {
             Table t = locks.get();
             ref = "tables/locks#" + topLock;
-            kind = "lock";
-            what = "waiting on " + t.text(topLock, "lockClass") + " (" + t.text(topLock, "kind") + ", "
+            boolean runBlocking = RunBlocking.KIND.equals(t.text(topLock, "kind"));
+            kind = runBlocking ? RunBlocking.KIND : "lock";
+            what = runBlocking ? "runBlocking, waiting for the coroutine it runs (" + n.tag(Fmt.num(t.number(topLock, "eventLoop")), ref) + " waits)"
+                    : "waiting on " + t.text(topLock, "lockClass") + " (" + t.text(topLock, "kind") + ", "
                     + n.tag(Fmt.num(t.number(topLock, "eventLoop")), ref) + " waits)";
             String app = Frames.firstApplication(Evidence.stack(t, topLock, "waiterStack"));
             site = app == null ? "" : app;
@@ -148,6 +152,10 @@ public final class EventLoopBlockingRule implements Rule {
                     + " until another thread lets go. Compose the future instead (Mono.fromFuture, flatMap), keep locks out of"
                     + " reactive handlers (a non-blocking structure, or the work on Schedulers.boundedElastic()). Reactor's"
                     + " BlockHound finds such calls in tests.";
+            case RunBlocking.KIND: return "Never call runBlocking on an event loop's thread (a Ktor handler runs on one): it parks the"
+                    + " loop until the coroutine finishes, so the loop serves one request at a time. Make the calling function"
+                    + " suspend and call the suspend function directly (Ktor's handlers are coroutines already); blocking work"
+                    + " that must stay blocking goes in withContext(Dispatchers.IO) { ... }.";
             case "sleep": return "Never sleep on an event loop: delay with Mono.delay or delayElement, which park no thread, or"
                     + " move the blocking work to Schedulers.boundedElastic(). Reactor's BlockHound finds such calls in tests.";
             default: return move + "or use a non-blocking client (Spring's or Vert.x's WebClient for HTTP). Reactor's BlockHound finds such calls in tests.";

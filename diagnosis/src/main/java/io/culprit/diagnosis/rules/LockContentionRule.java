@@ -146,10 +146,12 @@ public final class LockContentionRule implements Rule {
     /**
      * Whether a row is contention this rule weighs: not an event loop's selector handshake, not a
      * request waiting for a remote reply its client's I/O thread reads ({@link ReplyWait}: request-waits'),
-     * and not a pool's idle thread waiting for work (case files from before the collector dropped them).
+     * not a pool's idle thread waiting for work (case files from before the collector dropped them), and not a
+     * thread in Kotlin's runBlocking waiting for its own coroutine (event-loop-blocking's, on a loop).
      */
     static boolean counted(Table t, int row) {
         return !eventLoop(t, row) && !ReplyWait.isReply(t, row) && !insideProbedCall(t, row)
+                && !io.culprit.model.RunBlocking.KIND.equals(Evidence.text(t, row, "kind"))
                 && !io.culprit.model.IdleWaits.idleWorker(Evidence.stack(t, row, "waiterStack"));
     }
 

@@ -78,7 +78,8 @@ public final class SequentialCallsRule implements Rule {
                         + " that do not need each other's answers need not wait for each other.")
                 .fix("If the calls do not depend on each other, make them concurrently: in Reactor flatMap with a concurrency"
                         + " (not concatMap), Mono.zip or Flux.merge; with a blocking client, CompletableFuture.supplyAsync on an"
-                        + " executor of its own and allOf; or ask for all of them in one call (a bulk endpoint).")
+                        + " executor of its own and allOf; with Kotlin coroutines, coroutineScope { targets.map { async { call(it) } }.awaitAll() };"
+                        + " or ask for all of them in one call (a bulk endpoint).")
                 .confirm(ev.confirm("calls"))
                 .explains("slow-calls").explains("tail-latency").explains("pool-size")
                 .build();

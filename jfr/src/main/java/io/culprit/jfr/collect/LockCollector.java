@@ -3,6 +3,7 @@ package io.culprit.jfr.collect;
 import io.culprit.jfr.ParkEvent;
 import io.culprit.model.ClientLibraries;
 import io.culprit.model.IdleWaits;
+import io.culprit.model.RunBlocking;
 import io.culprit.model.Table;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,7 +19,8 @@ import jdk.jfr.consumer.RecordedThread;
 /**
  * Table {@code locks}: contended monitor enters, lock parks and, on a request's path,
  * {@code Object.wait}s (kind {@code wait}, the notifier as owner) and parks on a client's reply
- * (kind {@code reply}: {@link ClientLibraries#awaitsReply}) by lock class, with the blocked
+ * (kind {@code reply}: {@link ClientLibraries#awaitsReply}), and Kotlin's runBlocking waiting for its
+ * coroutine (kind {@code run-blocking}: {@link RunBlocking}) by lock class, with the blocked
  * (waiter) stack, the owner and the owner's stack.
  *
  * <p>JFR names a monitor's previous owner but not what it was doing. The owner stack is found by
@@ -105,6 +107,8 @@ public final class LockCollector implements EventCollector, SampleCollector {
             // A client's caller waiting for its reply (gRPC's blocking stubs): a remote call's wait, on a request's path only.
             if (ClientLibraries.awaitsReply(c.getName())) {
                 if (RequestWaitCollector.onRequestPath(stack)) record(group(c.getName(), "reply"), e, stack);
+            } else if (RunBlocking.isBlocker(c.getName())) {
+                record(group(c.getName(), RunBlocking.KIND), e, stack);
             } else if (isLock(c.getName())) {
                 record(group(c.getName(), "park"), e, stack);
             }
@@ -162,8 +166,9 @@ public final class LockCollector implements EventCollector, SampleCollector {
     public static boolean isLock(String cls) {
         if (cls.contains("ConditionObject")) return false;
         return cls.contains("Lock") || cls.endsWith("Sync") || cls.contains("Semaphore") || isFuture(cls)
-                || ClientLibraries.awaitsReply(cls) || isBoundedQueue(cls);
+                || ClientLibraries.awaitsReply(cls) || isBoundedQueue(cls) || RunBlocking.isBlocker(cls);
     }
+
 
     /**
      * A bounded queue whose {@code put} waited for room (the agent's park tracer commits those with

@@ -43,6 +43,8 @@ class WindowsAndFramesTest {
         assertThat(LockCollector.isLock("java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject")).isFalse();
         assertThat(LockCollector.isLock("java.util.concurrent.FutureTask")).isTrue();
         assertThat(LockCollector.isLock("java.util.concurrent.CompletableFuture$Signaller")).isTrue();
+        // Kotlin's runBlocking parks on its coroutine until it completes: kept (its own kind), for the event loops it holds.
+        assertThat(LockCollector.isLock("kotlinx.coroutines.BlockingCoroutine")).isTrue();
         // Idle workers waiting for a task park on their queue or pool: not a wait for anyone's result.
         assertThat(LockCollector.isLock("java.util.concurrent.SynchronousQueue$TransferStack")).isFalse();
         assertThat(LockCollector.isLock("java.util.concurrent.ForkJoinPool")).isFalse();
