@@ -123,8 +123,8 @@ public final class PoolSizeRule implements Rule {
 
     /**
      * "; of the 6.1 connections busy, …, the rest (75 %) are held while this JVM computes …" when the
-     * requests' statements and the calls made while holding a connection keep less than half of
-     * the busy connections, and this JVM saturates the CPU: the connections wait on the request's own
+     * requests' statements and the calls made while holding a connection keep less than 30 % of
+     * the busy connections (the rest at least {@link #COMPUTING_SHARE}), and this JVM saturates the CPU: the connections wait on the request's own
      * CPU work. A blind Javalin service (session 45) parsed 2,000 amounts per request with an
      * exception per bad one while holding its connection: 1.4 of 6.1 connections in statements, the
      * verdict "pool too small", and 3,055 exceptions a request second.
