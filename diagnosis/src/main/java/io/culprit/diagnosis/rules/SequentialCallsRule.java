@@ -4,16 +4,20 @@ import static io.culprit.diagnosis.Stats.finite;
 
 import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
+import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Independent remote calls made one after another: a request that asks several targets of one
@@ -68,10 +72,12 @@ public final class SequentialCallsRule implements Rule {
             return b.summary("requests call " + targets + " once each, " + n.tag(Fmt.pct(sum), "tables/calls")
                     + " of request time together: too little to matter.").numbers(n.refs()).build();
         }
-        return b.severity(sum >= SUM_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(sum * 0.9).culprit(best)
+        String maker = maker(t, rows);
+        return b.severity(sum >= SUM_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(sum * 0.9).culprit(maker != null ? maker : best)
                 .summary("requests call " + targets + " once each (" + n.tag(Fmt.ms(meanOf(t, rows)), "tables/calls") + " a call), and their"
                         + " times add up to " + n.tag(Fmt.pct(sum), "tables/calls") + " of request time: the calls run one after another,"
-                        + " and the request waits for their sum, not for the slowest.")
+                        + " and the request waits for their sum, not for the slowest"
+                        + (maker != null ? "; " + maker + " makes them, at lines " + lines(t, rows, maker) : "") + ".")
                 .numbers(n.refs())
                 .explanation("Calls made concurrently overlap: their times add up to more than the request that waits for them."
                         + " Here they add up to the request's own time, so each starts when the one before it has answered. Calls"
@@ -104,6 +110,50 @@ public final class SequentialCallsRule implements Rule {
             out.add(key.toString());
         }
         return out;
+    }
+
+    /**
+     * The method that makes the calls in turn: where the rows' call paths ({@code callPath}, the
+     * caller first) part, if every row is there in one method at its own line (a shared wrapper
+     * such as {@code PartnerClient.fetch} above it is the same frame in each). Null when the paths
+     * are unknown or part elsewhere: the target's shape is then the culprit.
+     */
+    static String maker(Table t, List<Integer> rows) {
+        List<String[]> paths = new ArrayList<>();
+        for (int i : rows) {
+            String path = Evidence.text(t, i, "callPath");
+            if (path.isEmpty() || path.equals("(unknown)")) return null;
+            paths.add(path.split(" ← "));
+        }
+        for (int depth = 0; ; depth++) {
+            Set<String> frames = new HashSet<>(), methods = new HashSet<>();
+            for (String[] p : paths) {
+                if (depth >= p.length) return null;
+                frames.add(p[depth]);
+                methods.add(Frames.stripLine(p[depth]));
+            }
+            if (frames.size() == 1) continue;
+            return methods.size() == 1 ? methods.iterator().next() : null;
+        }
+    }
+
+    /** The lines {@code maker} makes the rows' calls at, in order ("86, 87, 88 and 89"). */
+    private static String lines(Table t, List<Integer> rows, String maker) {
+        TreeSet<Integer> out = new TreeSet<>();
+        for (int i : rows) {
+            for (String f : Evidence.text(t, i, "callPath").split(" ← ")) {
+                if (!Frames.stripLine(f).equals(maker) || f.length() == maker.length()) continue;
+                try {
+                    out.add(Integer.parseInt(f.substring(maker.length() + 1)));
+                } catch (NumberFormatException e) {
+                    // a frame without a line number: not listed
+                }
+                break;
+            }
+        }
+        List<String> l = new ArrayList<>();
+        for (int line : out) l.add(String.valueOf(line));
+        return l.size() <= 1 ? String.join("", l) : String.join(", ", l.subList(0, l.size() - 1)) + " and " + l.get(l.size() - 1);
     }
 
     private static double meanOf(Table t, List<Integer> rows) {

@@ -30,7 +30,10 @@ class OutsideKtorTest {
     void suspendCallsAwaitedInTurnAreSequentialCallsThroughKtorsClient() {
         Finding f = new SequentialCallsRule().evaluate(Fixtures.evidence("outside-ktor-sequential-calls"));
         assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
-        assertThat(f.summary()).contains("4 targets of \"GET http://127.0.0.1:8602/partner/{*}/{n}\"");
+        assertThat(f.summary()).contains("4 targets of \"GET http://127.0.0.1:8602/partner/{*}/{n}\"")
+                .contains("ktorsvc.MainKt$main$1$1$3.invokeSuspend makes them, at lines 86, 87, 88 and 89");
+        // the handler that awaits them in turn, past the client wrapper every call goes through
+        assertThat(f.culprit()).isEqualTo("ktorsvc.MainKt$main$1$1$3.invokeSuspend");
         assertThat(f.fix()).contains("awaitAll()");
         assertThat(new SequentialCallsRule().evaluate(Fixtures.evidence("outside-ktor-sequential-calls-fixed")).isProblem()).isFalse();
     }
