@@ -21,7 +21,7 @@ import org.HdrHistogram.Histogram;
  * and the idle-gap buckets are folded from those logs when they are read. Event-loop servers,
  * whose requests end on another call than they start ({@link ReactorNettyHooks}, {@link VertxHooks}),
  * count in flight apart ({@link #asyncStarted}) and have no handler time; so do Micronaut's
- * ({@link MicronautHooks}).
+ * ({@link MicronautHooks}) and Ktor's ({@link KtorServerHooks}).
  */
 final class RequestProbe {
 
@@ -32,7 +32,7 @@ final class RequestProbe {
     /** The classes whose container hooks count requests: one of them woven means requests are observed. */
     static final List<String> CONTAINERS = List.of(COYOTE_ADAPTER, JettyHooks.SERVER, UndertowHooks.CONNECTORS,
             ReactorNettyHooks.SERVER_OPERATIONS, VertxHooks.REQUEST, VertxHooks.REQUEST_51, HelidonHooks.ROUTING,
-            MicronautHooks.REQUEST, GrizzlyHooks.HANDLER);
+            MicronautHooks.REQUEST, GrizzlyHooks.HANDLER, KtorServerHooks.HTTP1_CALL);
     /** Container calls nested on one thread (Undertow runs a dispatch in place): more is a runaway, not a request. */
     private static final int MAX_DEPTH = 62;
 
@@ -130,6 +130,7 @@ final class RequestProbe {
         h.addAll(new HelidonHooks(this).hooks());
         h.addAll(new MicronautHooks(this).hooks());
         h.addAll(new GrizzlyHooks(this).hooks());
+        h.addAll(new KtorServerHooks(this).hooks());
         return h;
     }
 
