@@ -83,8 +83,16 @@ public final class LoggingPressureRule implements Rule {
                 + n.tag(Fmt.ms(appenderMs / seconds), "tables/logging") + " in appenders per second"
                 + (fromProfile ? " (wall time), logging frameworks in " + n.tag(Fmt.pct(share), ev.cpuRef()) + " of CPU samples"
                         : " (" + n.tag(Fmt.pct(share), "tables/logging") + " of " + Fmt.num(cpus) + " CPU(s))");
+        double callers = ev.cpuShare(LoggingPressureRule::isCallerData);
+        // logback finds callers while encoding, before its appender's lock (a ReentrantLock around the
+        // write): when that is most of logging's cost, the waits for the lock are its consequence (the
+        // holders are off the CPU the stack walks saturate), and the caller data is the finding. A
+        // java.util.logging handler formats, caller included, inside its own monitor: the lock stays first.
+        int lock = loggingLock(ev);
+        boolean callerDataFirst = fromProfile && callers >= CALLER_DATA_OF_LOGGING * share && share >= APPENDER_SHARE_WARN
+                && lock >= 0 && !isLogging(Evidence.text(ev.rows("locks").orElseThrow(), lock, "lockClass"));
         Finding blocked = blockedOnOutput(ev, t, appenderMs, share, fromProfile, what);
-        if (blocked == null) blocked = handlerLock(ev);
+        if (blocked == null && !callerDataFirst) blocked = handlerLock(ev);
         if (blocked != null) return blocked;
         Severity sev = share >= APPENDER_SHARE_CRITICAL ? Severity.CRITICAL
                 : share >= APPENDER_SHARE_WARN || stacksPerSecond >= STACK_TRACES_PER_SECOND_WARN ? Severity.WARN
@@ -93,22 +101,29 @@ public final class LoggingPressureRule implements Rule {
         if (sev == Severity.OK) return b.summary(what + ".").build();
         String logger = top < 0 ? "" : Evidence.text(t, top, "logger");
         String level = top < 0 ? "" : Evidence.text(t, top, "level");
-        double callers = ev.cpuShare(LoggingPressureRule::isCallerData);
         if (fromProfile && callers >= CALLER_DATA_OF_LOGGING * share) {
             Numbers nc = new Numbers();
             String callerShare = nc.tag(Fmt.pct(callers), ev.cpuRef());
-            b.numbers(nc.refs()).score(share).culprit("caller data in the log pattern" + (logger.isEmpty() ? "" : " (" + logger + ")"))
+            double lockShare = lock < 0 ? Double.NaN : lockBlocked(ev, lock);
+            boolean waits = lockShare >= BLOCKED_SHARE_WARN;
+            String lockRef = "tables/locks#" + lock;
+            b.numbers(nc.refs()).score(Math.max(share, waits ? lockShare : 0))
+                    .culprit("caller data in the log pattern" + (logger.isEmpty() ? "" : " (" + logger + ")"))
                     .evidence("tables/logging#" + Math.max(top, 0))
                     .summary(what + "; " + callerShare + " of CPU samples find each event's caller"
-                            + " (class, method, line) for the log pattern" + (logger.isEmpty() ? "" : ", most events from " + logger) + ".")
+                            + " (class, method, line) for the log pattern" + (logger.isEmpty() ? "" : ", most events from " + logger)
+                            + (waits ? ", and requests wait " + nc.tag(Fmt.pct(lockShare), lockRef) + " of their time for the appender's lock,"
+                                    + " whose holders share the CPUs those stack walks saturate" : "") + ".")
                     .explanation("A pattern with the caller's method or line makes the framework walk the stack for every"
                             + " event (logback through a new Throwable, counted as a caught exception), whatever is logged:"
-                            + " the cost is per event, and the appender's lock is held meanwhile.")
+                            + " the cost is per event, on the thread that logs.")
                     .fix("Drop caller data from the pattern: %M, %L, %C, %F, %caller in logback (%line, %method, %class,"
                             + " %file), %l, %L, %M, %C, %F in log4j2 (or includeLocation=\"false\"); the logger's name already"
-                            + " says which class logged.")
+                            + " says which class logged." + (waits ? " Put an asynchronous appender in front of the file (logback's"
+                            + " AsyncAppender, log4j2's AsyncLogger) so that request threads do not queue for its lock." : ""))
                     .confirm(ev.confirm("monitor ch.qos.logback.classic.spi.LoggingEvent getCallerData -c 5"))
                     .explains("tail-latency").explains("caught-exceptions");
+            if (waits) b.evidence(lockRef).explains("lock-contention");
             if (share >= CpuSaturationRule.EXPLAINS_SHARE) b.explains("cpu-saturation");
             return b.build();
         }
@@ -254,15 +269,11 @@ public final class LoggingPressureRule implements Rule {
      * monitor with the cure for a lock in its own code ("make the call before taking the lock").
      */
     private Finding handlerLock(Evidence ev) {
-        Optional<Table> locks = ev.rows("locks");
-        double requestMs = ev.requestTimeMs();
-        if (locks.isEmpty() || !(requestMs > 0)) return null;
-        Table l = locks.get();
-        int top = 0;
-        for (int i = 1; i < l.rows().size(); i++) if (l.number(i, "blockedMs") > l.number(top, "blockedMs")) top = i;
+        int top = loggingLock(ev);
+        if (top < 0) return null;
+        Table l = ev.rows("locks").orElseThrow();
         String lock = Evidence.text(l, top, "lockClass");
-        if (!isLogging(lock)) return null;
-        double blocked = Math.min(1, l.number(top, "blockedMs") / requestMs);
+        double blocked = lockBlocked(ev, top);
         if (!(blocked >= BLOCKED_SHARE_WARN)) return null;
         String ref = "tables/locks#" + top;
         String waiter = null;
@@ -278,12 +289,12 @@ public final class LoggingPressureRule implements Rule {
                 .evidence(ref).culprit(waiter == null ? lock : io.culprit.diagnosis.Frames.stripLine(waiter))
                 .summary("requests spend " + n.tag(Fmt.pct(blocked), ref) + " of their time blocked on the logging lock " + lock + " ("
                         + n.tag(Fmt.num(l.number(top, "events")), ref) + " waits" + (waiter == null ? "" : ", logging from " + waiter) + ")"
-                        + work + ": the handler formats and writes each event while holding it, one thread at a time.")
+                        + work + ": the " + (jul ? "handler formats and writes" : "appender writes") + " each event while holding it, one thread at a time.")
                 .numbers(n.refs())
                 .explanation((jul ? "java.util.logging's StreamHandler and FileHandler publish under the handler's monitor, and"
                         + " FileHandler flushes every record to its file inside it; SimpleFormatter's default format also finds each"
-                        + " record's caller (its source) by walking the stack." : "The appender formats and writes each event under its"
-                        + " lock.") + " Every thread that logs queues for that one lock, so the service logs, and answers, one"
+                        + " record's caller (its source) by walking the stack." : "The appender writes each event under its lock (and with"
+                        + " immediateFlush, logback's default, flushes it to the file there).") + " Every thread that logs queues for that one lock, so the service logs, and answers, one"
                         + " request at a time however many threads and cores it has.")
                 .fix("Log less on the request path (a finer level for per-request lines, or one line per request)"
                         + (jul ? "; route java.util.logging into SLF4J (jul-to-slf4j's SLF4JBridgeHandler) and write through an"
@@ -383,6 +394,32 @@ public final class LoggingPressureRule implements Rule {
      */
     static boolean locksTheFile(String frame) {
         return frame.startsWith("ch.qos.logback.core.FileAppender.safeWrite");
+    }
+
+    /**
+     * The locks table's top row, by blocked time, when it is a logging framework's lock: its class
+     * is one (java.util.logging's handlers synchronize on themselves), or its waiters wait in one
+     * (logback's OutputStreamAppender, a ReentrantLock) on anything but an asynchronous appender's
+     * queue; else -1.
+     */
+    static int loggingLock(Evidence ev) {
+        Optional<Table> locks = ev.rows("locks");
+        if (locks.isEmpty()) return -1;
+        Table l = locks.get();
+        int top = 0;
+        for (int i = 1; i < l.rows().size(); i++) if (l.number(i, "blockedMs") > l.number(top, "blockedMs")) top = i;
+        String lock = Evidence.text(l, top, "lockClass");
+        if (isLogging(lock)) return top;
+        // An asynchronous appender's full queue: its writer falls behind, which lock-contention's bounded-queue reading tells
+        if (lock.equals("java.util.concurrent.ArrayBlockingQueue") || lock.equals("java.util.concurrent.LinkedBlockingQueue")) return -1;
+        String waiter = io.culprit.diagnosis.Frames.firstNonJdk(Evidence.stack(l, top, "waiterStack"));
+        return waiter != null && isLogging(waiter) ? top : -1;
+    }
+
+    /** The share of request time spent blocked on row {@code row} of the locks table (NaN without request time). */
+    private static double lockBlocked(Evidence ev, int row) {
+        double requestMs = ev.requestTimeMs();
+        return requestMs > 0 ? Math.min(1, ev.rows("locks").orElseThrow().number(row, "blockedMs") / requestMs) : Double.NaN;
     }
 
     static boolean isLogging(String frame) {

@@ -12,6 +12,8 @@ import io.culprit.model.Table;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Transactions the database aborts because they collided with others on the same rows
@@ -121,7 +123,12 @@ public final class TransactionConflictsRule implements Rule {
                     : failed == 0 ? "; the service retries them: no request failed"
                     : "; the service retries them: only " + n.tag(Fmt.num(failed), "series/requests#errors") + " requests failed";
         }
-        String culprit = applicationFrame(Evidence.stack(t, top, "stack"));
+        if (statement < 0) {
+            String[] checked = versionCheck(t);
+            if (checked[0] != null) what += "; the version check that fails is " + SlowCallsRule.quote(checked[0]);
+            if (checked[1] != null) what += (checked[0] != null ? ", on " : "; the row: ") + checked[1];
+        }
+        String culprit = applicationFrame(t, top);
         if (culprit == null && statement >= 0) culprit = Evidence.text(calls, statement, "caller");
         Severity sev = perRequest >= PER_REQUEST_CRITICAL ? Severity.CRITICAL : Severity.WARN;
         return b.severity(sev).score(Math.min(1, perRequest)).evidence(ref).culprit(culprit == null || culprit.isEmpty() ? null : culprit)
@@ -169,9 +176,46 @@ public final class TransactionConflictsRule implements Rule {
         return best;
     }
 
+    /**
+     * The application's frame under the abort: the top row's, else that of another row of a
+     * conflict (the same abort translated by another layer, whose stack is cut at another depth:
+     * Hibernate's StaleObjectStateException is thrown 30 frames deeper than the application's
+     * save, Spring's translation of it a few frames above it).
+     */
+    private static String applicationFrame(Table t, int top) {
+        String f = applicationFrame(Evidence.stack(t, top, "stack"));
+        for (int i = 0; f == null && i < t.rows().size(); i++) {
+            if (Kind.of(t.text(i, "type"), Evidence.text(t, i, "message")) != null) f = applicationFrame(Evidence.stack(t, i, "stack"));
+        }
+        return f;
+    }
+
     private static String applicationFrame(List<String> stack) {
         for (String f : stack) if (Frames.isApplication(f)) return f;
         return null;
+    }
+
+    private static final Pattern STATEMENT_EXECUTED = Pattern.compile("statement executed: (.+)$");
+    private static final Pattern ENTITY_ROW = Pattern.compile("\\[([\\w.$]+)#([^\\]]+)\\]");
+
+    /**
+     * {statement, entity#id} an optimistic-lock failure names in its messages, each null when none
+     * does: Hibernate's StaleStateException gives the UPDATE whose version check matched no row
+     * ("… statement executed: update … where id=? and version=?"), and JPA's and Spring's
+     * translations the entity and its id ("[com.acme.Counter#7]"). A version check that fails
+     * returns no error to the driver, so no call in {@code calls} failed to name it.
+     */
+    static String[] versionCheck(Table t) {
+        String statement = null, row = null;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (Kind.of(t.text(i, "type"), Evidence.text(t, i, "message")) != Kind.OPTIMISTIC) continue;
+            String m = Evidence.text(t, i, "message");
+            Matcher sm = STATEMENT_EXECUTED.matcher(m);
+            if (statement == null && sm.find()) statement = sm.group(1).trim();
+            Matcher rm = ENTITY_ROW.matcher(m);
+            if (row == null && rm.find()) row = rm.group(1) + "#" + rm.group(2);
+        }
+        return new String[] {statement, row};
     }
 
     private static String simpleName(String type) {
