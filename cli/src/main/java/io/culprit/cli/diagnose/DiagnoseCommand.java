@@ -5,6 +5,7 @@ import io.culprit.diagnosis.Diagnosis;
 import io.culprit.report.HtmlReport;
 import io.culprit.load.LoadException;
 import io.culprit.load.RequestSpec;
+import io.culprit.load.cli.RequestFile;
 import io.culprit.load.cli.Args;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -56,6 +57,8 @@ public final class DiagnoseCommand implements Callable<Integer> {
     @Option(names = {"-H", "--header"}, paramLabel = "'Name: value'", description = "Request header, repeatable.")
     List<String> headers = new ArrayList<>();
     @Option(names = "--body", paramLabel = "TEXT|@FILE", description = "Request body, literal or @file.") String body;
+    @Option(names = "--requests", paramLabel = "FILE", description = "A mix of requests instead of --url, one per line:"
+            + " [METHOD] [WEIGHT@]URL, or a JSON object (as culprit load's).") Path requestFile;
     @Option(names = "--idle-gaps", paramLabel = "GAP[:N]", description = "Idle-gap load instead of throughput: bursts of N "
             + "(default 3) requests one after another, GAP apart, e.g. 6s:3 — exposes caches that expire while idle.") String idleGaps;
     @Option(names = "--observe", description = "Drive no load; observe the target's own traffic.") boolean observe;
@@ -134,11 +137,20 @@ public final class DiagnoseCommand implements Callable<Integer> {
         } catch (NumberFormatException e) {
             throw new CulpritException("not a pid: '" + pid + "'", 2);
         }
-        if (observe == (url != null)) {
-            throw new CulpritException(observe ? "--observe drives no load: drop --url" : "give --url URL to drive load, or --observe", 2);
+        boolean load = url != null || requestFile != null;
+        if (observe == load) {
+            throw new CulpritException(observe ? "--observe drives no load: drop --url and --requests"
+                    : "give --url URL or --requests FILE to drive load, or --observe", 2);
         }
+        if (url != null && requestFile != null) throw new CulpritException("give --url or --requests, not both", 2);
+        if (requestFile != null && idleGaps != null) throw new CulpritException("--idle-gaps drives one --url, not --requests", 2);
         try {
             if (url != null) p.url = RequestSpec.parseUrl(url);
+            if (requestFile != null) {
+                p.requests = RequestFile.read(requestFile, method, Args.headers(headers), Args.body(body));
+                if (p.requests.isEmpty()) throw new LoadException("no request in " + requestFile);
+                p.url = p.requests.get(0).uri();
+            }
             if (rate != null) p.rate = Args.rate(rate);
             if (connections != null) p.connections = connections;
             p.method = method;

@@ -45,6 +45,8 @@ public final class LiveDiagnosis {
         public String method = "GET";
         public Map<String, String> headers = Map.of();
         public byte[] body;
+        /** A mix of requests (diagnose --requests) in place of the one at {@link #url}; null for that one. */
+        public List<RequestSpec> requests;
         public Duration idleGap;     // idle-gap shape when set: bursts of `burst` requests, this far apart
         public int burst = 3;
         public double rate;          // open model when > 0
@@ -116,7 +118,7 @@ public final class LiveDiagnosis {
                 idle.run(plan.duration, progress);
             } else if (load != null) {
                 step(3, String.format("load: %s for %d s on %s", plan.rate > 0 ? fmtRate(plan.rate) : plan.connections + " connections",
-                        plan.duration.toSeconds(), plan.url));
+                        plan.duration.toSeconds(), target(plan)));
                 result = LoadEngine.run(load, new LoadListener() {
                     @Override
                     public void onWindow(WindowStats w) {
@@ -174,7 +176,7 @@ public final class LiveDiagnosis {
 
     static LoadPlan loadPlan(Plan p) {
         try {
-            List<RequestSpec> reqs = List.of(new RequestSpec(p.method, p.url, p.headers, p.body, 1));
+            List<RequestSpec> reqs = p.requests != null ? p.requests : List.of(new RequestSpec(p.method, p.url, p.headers, p.body, 1));
             LoadPlan lp = p.rate > 0
                     ? LoadPlan.open(RateSchedule.constant(p.rate, p.duration), reqs).withConnections(openCap(p))
                     : LoadPlan.closed(p.connections > 0 ? p.connections : 10, p.duration, reqs);
@@ -193,6 +195,13 @@ public final class LiveDiagnosis {
      * counted from when they were due (coordinated omission stays corrected), and the target is
      * diagnosed at the overload a real client pool would also impose, as k6's maxVUs does.
      */
+    /** What the load drives, for the progress line: the URL, or the first of the mix and how many more. */
+    static String target(Plan p) {
+        if (p.requests == null) return String.valueOf(p.url);
+        RequestSpec first = p.requests.get(0);
+        return first.method() + " " + first.uri() + (p.requests.size() > 1 ? " and " + (p.requests.size() - 1) + " more requests" : "");
+    }
+
     static int openCap(Plan p) {
         return p.connections > 0 ? p.connections : OPEN_CAP;
     }

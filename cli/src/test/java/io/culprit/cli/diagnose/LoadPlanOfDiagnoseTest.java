@@ -3,8 +3,11 @@ package io.culprit.cli.diagnose;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.culprit.load.LoadPlan;
+import io.culprit.load.RequestSpec;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The load a live diagnosis drives: an open model's requests in flight are capped. */
@@ -50,6 +53,17 @@ class LoadPlanOfDiagnoseTest {
         assertThat(LiveDiagnosis.jitCores(10_000, 11_200, Duration.ofSeconds(2))).isEqualTo(0.6);
         assertThat(LiveDiagnosis.jitCores(10_000, 11_200, Duration.ofSeconds(2))).isGreaterThan(LiveDiagnosis.JIT_SETTLED_CORES);
         assertThat(LiveDiagnosis.jitCores(Double.NaN, 11_200, Duration.ofSeconds(2))).isNaN();
+    }
+
+    @Test
+    void aMixOfRequestsIsDrivenInPlaceOfTheUrl() {
+        LiveDiagnosis.Plan p = plan(0, 8);
+        p.requests = List.of(
+                new RequestSpec("GET", URI.create("http://127.0.0.1:8080/f1?event=7"), Map.of(), null, 3),
+                new RequestSpec("POST", URI.create("http://127.0.0.1:8080/f4"), Map.of(), new byte[] {'{', '}'}, 1));
+        LoadPlan load = LiveDiagnosis.loadPlan(p);
+        assertThat(load.requests()).isEqualTo(p.requests);
+        assertThat(LiveDiagnosis.target(p)).isEqualTo("GET http://127.0.0.1:8080/f1?event=7 and 1 more requests");
     }
 
     @Test

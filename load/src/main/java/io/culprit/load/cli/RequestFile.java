@@ -18,14 +18,15 @@ import java.util.Map;
  * either {@code [METHOD] [WEIGHT@]URL} (taking the command line's headers and body) or a JSON
  * object: {@code {"method":"POST","url":"http://...","weight":2,"headers":{"A":"b"},"body":"..."}}.
  */
-final class RequestFile {
+public final class RequestFile {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private RequestFile() {
     }
 
-    static List<RequestSpec> read(Path file, String method, Map<String, String> headers, byte[] body) {
+    /** The file's requests; a line without its own method, headers or body takes these. */
+    public static List<RequestSpec> read(Path file, String method, Map<String, String> headers, byte[] body) {
         List<String> lines;
         try {
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);
