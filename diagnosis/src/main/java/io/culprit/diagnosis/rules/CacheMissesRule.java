@@ -5,6 +5,7 @@ import io.culprit.diagnosis.Evidence;
 import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Numbers;
+import io.culprit.diagnosis.Stats;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
@@ -183,22 +184,30 @@ public final class CacheMissesRule implements Rule {
                 + (evicting ? ", and evicted entries on " + n.tag(Fmt.pct(evict), ref) + " more" : "");
         // The loader's own dependency calls, run on (nearly) every request: the cache never hits.
         double[] calls = loaderCalls(ev, Frames.stripLine(loader.getKey()));
+        // The loader's calls made by its class's other methods (it hands the work to a helper of its own)
+        if (calls[1] == 0) calls = loaderClassCalls(ev, Frames.stripLine(loader.getKey()));
+        double[] redis = caller == null ? new double[] {0, 0} : redisCache(ev, Frames.stripLine(caller));
+        boolean storesEveryRead = redis[0] >= NEVER_PER_REQUEST && redis[1] >= NEVER_PER_REQUEST * redis[0];
         // Not a cache that evicts or sees new keys (those branches below name why it misses).
-        boolean never = calls[1] >= NEVER_PER_REQUEST && !evicting && p.only(st -> Frames.anyStartsWith(st, UNBOUNDED)).samples() == 0
+        boolean never = (calls[1] >= NEVER_PER_REQUEST || storesEveryRead) && !evicting
+                && p.only(st -> Frames.anyStartsWith(st, UNBOUNDED)).samples() == 0
                 && p.only(st -> Frames.anyStartsWith(st, SPRING_CACHE)).samples() > 0;
         if (never) {
             double weight = Math.max(share, calls[0]);
+            String redisNote = !storesEveryRead ? "" : "; it is kept in Redis, whose " + n.tag(Fmt.num(redis[0]), "tables/calls")
+                    + " GET and " + n.tag(Fmt.num(redis[1]), "tables/calls") + " SET a request at " + Frames.stripLine(caller)
+                    + " say that each read misses and stores a new entry";
             return b.severity(weight >= SHARE_CRITICAL ? Severity.CRITICAL : weight >= SHARE_WARN ? Severity.WARN : Severity.INFO)
                     .score(weight).culprit(loader.getKey())
-                    .summary(what + "; its calls run " + n.tag(Fmt.num(calls[1]), "tables/calls") + " time(s) per request, "
-                            + n.tag(Fmt.pct(calls[0]), "tables/calls") + " of request time: a Spring cache that missed on nearly"
-                            + " every request.")
+                    .summary(what + (calls[1] > 0 ? "; its calls run " + n.tag(Fmt.num(calls[1]), "tables/calls") + " time(s) per request, "
+                            + n.tag(Fmt.pct(calls[0]), "tables/calls") + " of request time" : "") + redisNote
+                            + ": a Spring cache that missed on nearly every request.")
                     .numbers(n.refs())
                     .explanation("@Cacheable asks the cache first and runs the method only on a miss. When the method's own queries"
                             + " run once per request for the same key, the cache keeps nothing: a cache manager that does not cache"
                             + " (spring.cache.type=none, a NoOpCacheManager from a test profile), a cache name it does not know"
                             + " (with dynamic creation off), an expiry of zero, or a key that is never equal twice.")
-                    .fix("Find why the cache keeps nothing: check spring.cache.type and the CacheManager bean (Spring Boot's"
+                    .fix(storesEveryRead ? REDIS_KEY_FIX : "Find why the cache keeps nothing: check spring.cache.type and the CacheManager bean (Spring Boot's"
                             + " /actuator/caches lists the caches it has), the cache's expiry and size settings, and that the key"
                             + " (the method's parameters, or its key expression) has equals and hashCode; then the loader runs once"
                             + " per key until evicted.")
@@ -247,18 +256,58 @@ public final class CacheMissesRule implements Rule {
                 .build();
     }
 
+    static final String REDIS_KEY_FIX = "A Redis cache that stores on every read never finds what it stored: the key differs"
+            + " per request, or the entry is gone before the next read. Spring's RedisCache makes the Redis key from the key"
+            + " object's toString() (with the default, the method's parameters): a parameter whose toString carries a request"
+            + " id, a timestamp or Object's identity hash makes a new key per call, and fills Redis with entries read once."
+            + " Name the key from the values that identify the result (key = \"#q.region + ':' + #q.currency\"), or give the"
+            + " key class a toString of those values only; check the cache's time-to-live (spring.cache.redis.time-to-live)."
+            + " Redis's own hit rate (INFO stats: keyspace_hits against keyspace_misses) confirms it.";
+
+    /**
+     * {GETs, SETs} per request of the Redis calls made at {@code caller}, the code that read the
+     * cache: a Spring cache kept in Redis (RedisCache) asks GET at each read and SET after each miss,
+     * from the same frame (the proxy's frames are no call site), so SETs as many as GETs are misses on
+     * every read. {0, 0} without them.
+     */
+    static double[] redisCache(Evidence ev, String caller) {
+        Optional<io.culprit.model.Table> calls = ev.rows("calls");
+        if (calls.isEmpty()) return new double[] {0, 0};
+        io.culprit.model.Table t = calls.get();
+        double gets = 0, sets = 0;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!"redis".equals(t.text(i, "kind")) || !Frames.stripLine(Evidence.text(t, i, "caller")).equals(caller)) continue;
+            double per = Stats.finite(t.number(i, "perRequest"));
+            String cmd = Evidence.text(t, i, "target");
+            if (cmd.equals("GET")) gets += per;
+            else if (cmd.equals("SET") || cmd.equals("SETEX") || cmd.equals("PSETEX")) sets += per;
+        }
+        return new double[] {gets, sets};
+    }
+
     /** A loader whose calls run this often per request misses on every request. */
     static final double NEVER_PER_REQUEST = 0.9;
     private static final String[] SPRING_CACHE = {"org.springframework.cache.interceptor.CacheAspectSupport."};
 
     /** {share of request time, most per request} of the {@code calls} rows made under {@code method}. */
     static double[] loaderCalls(Evidence ev, String method) {
+        return calls(ev, (t, i) -> SlowCallsRule.onPath(t, i, method));
+    }
+
+    /** As above, for the rows whose caller is a method of {@code method}'s class (a helper the loader hands its work to). */
+    static double[] loaderClassCalls(Evidence ev, String method) {
+        int dot = method.lastIndexOf('.');
+        String type = dot > 0 ? method.substring(0, dot + 1) : method;
+        return calls(ev, (t, i) -> Frames.stripLine(Evidence.text(t, i, "caller")).startsWith(type));
+    }
+
+    private static double[] calls(Evidence ev, java.util.function.BiPredicate<io.culprit.model.Table, Integer> made) {
         double share = 0, perRequest = 0;
         java.util.Optional<io.culprit.model.Table> calls = ev.rows("calls");
         if (calls.isEmpty()) return new double[] {0, 0};
         io.culprit.model.Table t = calls.get();
         for (int i = 0; i < t.rows().size(); i++) {
-            if (!SlowCallsRule.onPath(t, i, method)) continue;
+            if (!made.test(t, i)) continue;
             if (Double.isFinite(t.number(i, "shareOfRequestTime"))) share += t.number(i, "shareOfRequestTime");
             if (Double.isFinite(t.number(i, "perRequest"))) perRequest = Math.max(perRequest, t.number(i, "perRequest"));
         }

@@ -266,6 +266,10 @@ public final class LockContentionRule implements Rule {
         // A semaphore has no owner to name: its permits are held across whatever the holders do next.
         boolean permits = !handOff && !checkout && lock != null && lock.contains("Semaphore");
         int held = permits ? heldCall(ev, culprit) : -1;
+        // Resilience4j's semaphore bulkhead around an annotated method: its waiters' stacks are cut inside the aspect's
+        // frames, before the application's; what it guards is most often the service's costliest remote call.
+        boolean r4jBulkhead = permits && culprit != null && culprit.startsWith(R4J_BULKHEAD);
+        if (held < 0 && r4jBulkhead) held = costliest(ev, (c, i) -> "http".equals(c.text(i, "kind")));
         // Permits nobody gives back: nearly all request time waiting for one, nearly every request failed,
         // and no holder's call to be seen. A release skipped on an exception path drains a semaphore.
         double failed = permits && held < 0 ? RequestErrorsRule.failedShare(ev) : Double.NaN;
@@ -278,6 +282,11 @@ public final class LockContentionRule implements Rule {
         int busyWith = checkout && cpuBound == null ? costliestSql(ev) : -1;
         // A monitor's owner in a timed dependency call: the call the lock is held across.
         int ownerCall = !permits && !handOff && !checkout && !lookup && !owner.isEmpty() ? heldCall(ev, culprit) : -1;
+        // An owner deep in a client, its stack cut before the application's frames: the call the waiters' own method makes.
+        boolean viaWaiter = ownerCall < 0 && !permits && !handOff && !checkout && !lookup && !owner.isEmpty()
+                && culprit != null && io.culprit.model.ClientLibraries.isClient(culprit);
+        if (viaWaiter) ownerCall = heldCall(ev, Frames.firstApplication(waiter));
+        if (ownerCall < 0) viaWaiter = false;
         // A map bin's lock: held while the map runs the caller's function.
         String mapCall = handOff || permits ? null : MapBinLock.call(lock, waiter);
         // A monitor's owner busy in one call of its own (an fsync, a regex): the work the lock queues requests for.
@@ -305,7 +314,9 @@ public final class LockContentionRule implements Rule {
         // When the tasks' own wait is what the requests wait for, the fix goes where the tasks wait.
         return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10))
                 .culprit(taskWait ? taskSite : busyWith >= 0 ? ev.rows("calls").orElseThrow().text(busyWith, "target")
-                        : guarded >= 0 && readLock ? Evidence.text(ev.rows("calls").orElseThrow(), guarded, "caller") : culprit)
+                        : guarded >= 0 && readLock ? Evidence.text(ev.rows("calls").orElseThrow(), guarded, "caller")
+                        : viaWaiter ? Evidence.text(ev.rows("calls").orElseThrow(), ownerCall, "caller")
+                        : r4jBulkhead && held >= 0 ? Evidence.text(ev.rows("calls").orElseThrow(), held, "caller") : culprit)
                 .summary(weight + " on " + lock + " (" + kind + ", " + n.tag(Fmt.num(t.number(top, "events")), ref + "#" + top)
                         + (virtual ? " blocked threads in thread dumps a second apart" : " events") + ")"
                         + (handOff ? ", waiting for work handed to other threads" : "")
@@ -376,6 +387,9 @@ public final class LockContentionRule implements Rule {
                         + " Give it the permits the wanted rate needs (rate × time held, by Little's Law), or bound the"
                         + " wait (tryAcquire with a short timeout) and reject what gets no permit (429) instead of"
                         + " queueing request threads; keep the limit as low as what it protects needs, no lower."
+                        + (r4jBulkhead ? " It is Resilience4j's semaphore bulkhead: resilience4j.bulkhead.instances.<name>."
+                        + "max-concurrent-calls sets the permits (25 by default) and max-wait-duration how long a call waits for"
+                        + " one (0 by default: rejected at once)." : "")
                         : handOff
                         // A hand-off has no lock to shorten: the cure is not handing off what need not be.
                         ? "Run work that neither blocks nor calls out on the request thread instead of handing it to"
@@ -393,6 +407,7 @@ public final class LockContentionRule implements Rule {
                         ? "Size the pool for its demand (rate × hold time, by Little's Law) or hold each resource for less"
                         + " (not across remote calls); a hand-made wait/notify pool is better replaced by a maintained one"
                         + " (HikariCP, commons-pool2) with a checkout timeout."
+                        : ownerCall >= 0 && mapCall == null ? heldCallFix(ev, ownerCall)
                         : "Take the lock off the per-request path (do the work once, cache it, or use a lock-free"
                         + " structure), or shrink the critical section to the shared state only."
                         + (virtual ? " However many virtual threads there are, a slow call inside the block serializes"
@@ -575,6 +590,35 @@ public final class LockContentionRule implements Rule {
      * in flight are their total time over the run's.
      */
     /** "; the lock is held across its holder's http "GET …" (N calls, X ms each)": what the owner does while others wait. */
+    /**
+     * The fix for a lock held across a dependency call: make the call outside it. A call that
+     * fetches a token (its target names one) is most often a cached token refreshed on every call:
+     * an expiry computed in the wrong unit (OAuth's {@code expires_in} is in seconds) or never
+     * stored. A blind Feign service (session 47) refreshed its carrier token under the
+     * interceptor's monitor for every call, and lock-contention named Apache HttpClient's socket
+     * read, with the cure for a lock in one's own code.
+     */
+    static final double TOKEN_PER_CALL = 0.8;
+    static final String R4J_BULKHEAD = "io.github.resilience4j.bulkhead.";
+
+    static String heldCallFix(Evidence ev, int row) {
+        Table t = ev.rows("calls").orElseThrow();
+        String target = t.text(row, "target").toLowerCase(java.util.Locale.ROOT);
+        // As many token fetches as calls of another HTTP target: one for each call it authorizes.
+        double others = 0;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (i != row && "http".equals(t.text(i, "kind"))) others = Math.max(others, t.number(i, "count"));
+        }
+        boolean everyCall = "http".equals(t.text(row, "kind")) && target.contains("token") && others > 0
+                && t.number(row, "count") >= TOKEN_PER_CALL * others;
+        return "Make the call outside the lock: held across a remote round trip, it makes every request queue for the"
+                + " whole call. If the call fetches something reusable (a configuration, a lookup, a token), keep its result"
+                + " until it expires and refresh it ahead of time, one thread at a time while the others use the current"
+                + " one (a volatile field or AtomicReference read without the lock)."
+                + (everyCall ? " Here a token is fetched for about every call it authorizes: a cached token that never"
+                + " counts as valid; check how its expiry is computed (OAuth's expires_in is in seconds) and that it is stored." : "");
+    }
+
     private static String heldAcross(Evidence ev, int row, Numbers n) {
         return "; the lock is held across its holder's " + call(ev, row, n);
     }
