@@ -9,8 +9,10 @@ import io.culprit.diagnosis.Stats;
 import io.culprit.diagnosis.Rule;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
+import io.culprit.model.Table;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiPredicate;
 
 /**
  * A cache that keeps missing: the CPU its loads take, read from the profile under the frame
@@ -271,9 +273,9 @@ public final class CacheMissesRule implements Rule {
      * every read. {0, 0} without them.
      */
     static double[] redisCache(Evidence ev, String caller) {
-        Optional<io.culprit.model.Table> calls = ev.rows("calls");
+        Optional<Table> calls = ev.rows("calls");
         if (calls.isEmpty()) return new double[] {0, 0};
-        io.culprit.model.Table t = calls.get();
+        Table t = calls.get();
         double gets = 0, sets = 0;
         for (int i = 0; i < t.rows().size(); i++) {
             if (!"redis".equals(t.text(i, "kind")) || !Frames.stripLine(Evidence.text(t, i, "caller")).equals(caller)) continue;
@@ -301,11 +303,11 @@ public final class CacheMissesRule implements Rule {
         return calls(ev, (t, i) -> Frames.stripLine(Evidence.text(t, i, "caller")).startsWith(type));
     }
 
-    private static double[] calls(Evidence ev, java.util.function.BiPredicate<io.culprit.model.Table, Integer> made) {
+    private static double[] calls(Evidence ev, BiPredicate<Table, Integer> made) {
         double share = 0, perRequest = 0;
-        java.util.Optional<io.culprit.model.Table> calls = ev.rows("calls");
+        Optional<Table> calls = ev.rows("calls");
         if (calls.isEmpty()) return new double[] {0, 0};
-        io.culprit.model.Table t = calls.get();
+        Table t = calls.get();
         for (int i = 0; i < t.rows().size(); i++) {
             if (!made.test(t, i)) continue;
             if (Double.isFinite(t.number(i, "shareOfRequestTime"))) share += t.number(i, "shareOfRequestTime");

@@ -58,6 +58,11 @@ public final class LockContentionRule implements Rule {
      */
     static final double TASK_WAIT_SHARE = 1.0 / 3;
 
+    /** A token fetched at least this often per call of another HTTP target: one for each call it authorizes. */
+    static final double TOKEN_PER_CALL = 0.8;
+    /** Resilience4j's bulkhead classes: a semaphore bulkhead's waiters park in them. */
+    static final String R4J_BULKHEAD = "io.github.resilience4j.bulkhead.";
+
     /** A bounded queue whose put waited for room: recorded with the queue as what was parked on. */
     static boolean isBoundedQueue(String lockClass) {
         return "java.util.concurrent.ArrayBlockingQueue".equals(lockClass) || "java.util.concurrent.LinkedBlockingQueue".equals(lockClass);
@@ -283,10 +288,12 @@ public final class LockContentionRule implements Rule {
         // A monitor's owner in a timed dependency call: the call the lock is held across.
         int ownerCall = !permits && !handOff && !checkout && !lookup && !owner.isEmpty() ? heldCall(ev, culprit) : -1;
         // An owner deep in a client, its stack cut before the application's frames: the call the waiters' own method makes.
-        boolean viaWaiter = ownerCall < 0 && !permits && !handOff && !checkout && !lookup && !owner.isEmpty()
-                && culprit != null && io.culprit.model.ClientLibraries.isClient(culprit);
-        if (viaWaiter) ownerCall = heldCall(ev, Frames.firstApplication(waiter));
-        if (ownerCall < 0) viaWaiter = false;
+        boolean viaWaiter = false;
+        if (ownerCall < 0 && !permits && !handOff && !checkout && !lookup && !owner.isEmpty()
+                && culprit != null && io.culprit.model.ClientLibraries.isClient(culprit)) {
+            ownerCall = heldCall(ev, Frames.firstApplication(waiter));
+            viaWaiter = ownerCall >= 0;
+        }
         // A map bin's lock: held while the map runs the caller's function.
         String mapCall = handOff || permits ? null : MapBinLock.call(lock, waiter);
         // A monitor's owner busy in one call of its own (an fsync, a regex): the work the lock queues requests for.
@@ -586,11 +593,6 @@ public final class LockContentionRule implements Rule {
     }
 
     /**
-     * What the permits are held across, and how many were busy on average: by Little's Law the calls
-     * in flight are their total time over the run's.
-     */
-    /** "; the lock is held across its holder's http "GET …" (N calls, X ms each)": what the owner does while others wait. */
-    /**
      * The fix for a lock held across a dependency call: make the call outside it. A call that
      * fetches a token (its target names one) is most often a cached token refreshed on every call:
      * an expiry computed in the wrong unit (OAuth's {@code expires_in} is in seconds) or never
@@ -598,13 +600,9 @@ public final class LockContentionRule implements Rule {
      * interceptor's monitor for every call, and lock-contention named Apache HttpClient's socket
      * read, with the cure for a lock in one's own code.
      */
-    static final double TOKEN_PER_CALL = 0.8;
-    static final String R4J_BULKHEAD = "io.github.resilience4j.bulkhead.";
-
     static String heldCallFix(Evidence ev, int row) {
         Table t = ev.rows("calls").orElseThrow();
         String target = t.text(row, "target").toLowerCase(java.util.Locale.ROOT);
-        // As many token fetches as calls of another HTTP target: one for each call it authorizes.
         double others = 0;
         for (int i = 0; i < t.rows().size(); i++) {
             if (i != row && "http".equals(t.text(i, "kind"))) others = Math.max(others, t.number(i, "count"));
@@ -619,6 +617,7 @@ public final class LockContentionRule implements Rule {
                 + " counts as valid; check how its expiry is computed (OAuth's expires_in is in seconds) and that it is stored." : "");
     }
 
+    /** "; the lock is held across its holder's http "GET …" (N calls, X ms each)": what the owner does while others wait. */
     private static String heldAcross(Evidence ev, int row, Numbers n) {
         return "; the lock is held across its holder's " + call(ev, row, n);
     }
@@ -632,6 +631,10 @@ public final class LockContentionRule implements Rule {
                 + " (" + n.tag(Fmt.num(count), ref) + " calls, " + n.tag(Fmt.ms(t.number(row, "totalMs") / count), ref) + " each)";
     }
 
+    /**
+     * What the permits are held across, and how many were busy on average: by Little's Law the calls
+     * in flight are their total time over the run's.
+     */
     private static String permitHolders(Evidence ev, int row, Numbers n) {
         return holders(ev, row, n, "; the permit holders call ",
                 " in flight on average (Little's Law): the permits, not the dependency, set the throughput");

@@ -411,7 +411,7 @@ public final class LoggingPressureRule implements Rule {
         String lock = Evidence.text(l, top, "lockClass");
         if (isLogging(lock)) return top;
         // An asynchronous appender's full queue: its writer falls behind, which lock-contention's bounded-queue reading tells
-        if (lock.equals("java.util.concurrent.ArrayBlockingQueue") || lock.equals("java.util.concurrent.LinkedBlockingQueue")) return -1;
+        if (LockContentionRule.isBoundedQueue(lock)) return -1;
         String waiter = io.culprit.diagnosis.Frames.firstNonJdk(Evidence.stack(l, top, "waiterStack"));
         return waiter != null && isLogging(waiter) ? top : -1;
     }
