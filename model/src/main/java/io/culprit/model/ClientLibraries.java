@@ -48,7 +48,9 @@ public final class ClientLibraries {
         "io.quarkus.redis.", "io.quarkus.rest.client.", "io.quarkus.restclient.", "org.jboss.resteasy.reactive.client.",
         "io.smallrye.mutiny.", "io.vertx.mutiny.",
         // Ktor's client and the pipelines its plugins run in (its server's too, which only run the handler)
-        "io.ktor.client.", "io.ktor.util.pipeline."
+        "io.ktor.client.", "io.ktor.util.pipeline.",
+        // gRPC-Java's client, its channels and transports (its generated stubs are the service's package: see isGrpcStub)
+        "io.grpc."
     };
 
     /**
@@ -66,7 +68,9 @@ public final class ClientLibraries {
         "org.springframework.web.reactive.function.client.", "io.r2dbc.postgresql.", "io.vertx.sqlclient.", "io.vertx.redis.",
         "io.helidon.webclient.",
         // Quarkus' Redis client over Vert.x's (its blocking API awaits the reply on a latch) and its REST client
-        "io.quarkus.redis.", "org.jboss.resteasy.reactive.client."
+        "io.quarkus.redis.", "org.jboss.resteasy.reactive.client.",
+        // gRPC's blocking and future stubs' calls (GrpcClientHooks)
+        "io.grpc.stub.ClientCalls.", "io.grpc.internal.ClientCallImpl"
     };
 
     /**
@@ -124,8 +128,20 @@ public final class ClientLibraries {
      * {@code $$}-named subclasses): not where the call was decided.
      */
     public static boolean isClient(String frame) {
-        if (isDataAccess(frame) || frame.contains("$$") || frame.contains("$Proxy")) return true;
+        if (isDataAccess(frame) || frame.contains("$$") || frame.contains("$Proxy") || isGrpcStub(frame)) return true;
         for (String p : REMOTE) if (frame.startsWith(p)) return true;
         return false;
+    }
+
+    /**
+     * A frame of a stub protoc's gRPC plugin generated ({@code fleet.DispatchGrpc$DispatchBlockingStub.assign:412}):
+     * in the service's own package, but only the client's plumbing; its caller decided the call.
+     */
+    static boolean isGrpcStub(String frame) {
+        int at = frame.indexOf("Grpc$");
+        if (at < 0) return false;
+        int end = frame.indexOf('.', at);
+        String nested = end < 0 ? frame.substring(at) : frame.substring(at, end);
+        return nested.endsWith("Stub");
     }
 }

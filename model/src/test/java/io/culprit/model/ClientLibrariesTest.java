@@ -30,4 +30,17 @@ class ClientLibrariesTest {
         assertThat(ClientLibraries.isDataAccess("com.mchange.v2.resourcepool.BasicResourcePool.awaitAvailable:1503")).isFalse();
         assertThat(ClientLibraries.isClient("org.postgresql.jdbc.PgStatement.executeInternal")).isTrue();
     }
+
+    /** gRPC's generated stubs sit in the service's package but are the client's plumbing; the service's own Grpc classes are not stubs. */
+    @Test
+    void generatedGrpcStubsAreTheClientsNotTheCallers() {
+        assertThat(ClientLibraries.isClient("fleet.v1.DispatchGrpc$DispatchBlockingStub.assign:412")).isTrue();
+        assertThat(ClientLibraries.isClient("fleet.v1.DispatchGrpc$DispatchFutureStub.assign")).isTrue();
+        assertThat(ClientLibraries.isClient("fleet.v1.DispatchGrpc$DispatchBlockingV2Stub")).isTrue();
+        assertThat(ClientLibraries.isClient("io.grpc.stub.ClientCalls.blockingUnaryCall:182")).isTrue();
+        assertThat(ClientLibraries.isProbed("io.grpc.stub.ClientCalls.blockingUnaryCall:182")).isTrue();
+        assertThat(ClientLibraries.isClient("fleet.v1.DispatchGrpc$AsyncService.assign:300")).isFalse();
+        assertThat(ClientLibraries.isClient("fleet.RouteGrpcStubs.assign:12")).isFalse();
+        assertThat(ClientLibraries.isClient("fleet.DispatchService.assign:40")).isFalse();
+    }
 }

@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link JdkHttpHooks}) and HttpURLConnection ({@link UrlConnectionHooks}), Apache HttpClient 5
  * ({@link ApacheHttpHooks}) and OkHttp ({@link OkHttpHooks}), Ktor's client ({@link KtorClientHooks}), each counted once when Spring's
  * request runs on it; Redis at Jedis's connection ({@link RedisHooks}) and Lettuce's
- * ({@link LettuceHooks}); host-name lookups that reach the resolver ({@link DnsHooks}). Each
+ * ({@link LettuceHooks}); gRPC's client ({@link GrpcClientHooks}); host-name lookups that reach the resolver ({@link DnsHooks}). Each
  * target keeps the application code it was first called from ({@link CallSite}). A call slower
  * than its kind's threshold is counted as slow and kept, with its text, among the recent alerts.
  * A call goes into its thread's own log ({@link EventLog}), folded into its target's stats when
@@ -135,6 +135,7 @@ final class CallProbe {
         h.addAll(new HelidonClientHooks(this).hooks());
         h.add(MicronautClientHooks.hook(this));
         h.addAll(KtorClientHooks.hooks(this));
+        h.addAll(new GrpcClientHooks(this).hooks());
         return h;
     }
 

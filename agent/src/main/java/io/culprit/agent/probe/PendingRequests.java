@@ -22,7 +22,12 @@ final class PendingRequests {
 
     /** The request {@code key} (method and raw path as its server gives them) began at {@code startNs}. */
     void start(Object key, long startNs, Object method, Object rawPath) {
-        if (pending.put(key, startNs, routes.route(method, rawPath))) requests.asyncStarted();
+        start(key, startNs, routes.route(method, rawPath));
+    }
+
+    /** The request {@code key} of a route its server names itself (gRPC's method) began at {@code startNs}. */
+    void start(Object key, long startNs, RouteStats route) {
+        if (pending.put(key, startNs, route)) requests.asyncStarted();
     }
 
     /** Whether {@code key} is a request begun and not yet ended (another object of the same class may be a client's). */

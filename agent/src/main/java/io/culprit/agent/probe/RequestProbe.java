@@ -21,7 +21,7 @@ import org.HdrHistogram.Histogram;
  * and the idle-gap buckets are folded from those logs when they are read. Event-loop servers,
  * whose requests end on another call than they start ({@link ReactorNettyHooks}, {@link VertxHooks}),
  * count in flight apart ({@link #asyncStarted}) and have no handler time; so do Micronaut's
- * ({@link MicronautHooks}) and Ktor's ({@link KtorServerHooks}).
+ * ({@link MicronautHooks}), Ktor's ({@link KtorServerHooks}) and gRPC's ({@link GrpcServerHooks}).
  */
 final class RequestProbe {
 
@@ -32,7 +32,7 @@ final class RequestProbe {
     /** The classes whose container hooks count requests: one of them woven means requests are observed. */
     static final List<String> CONTAINERS = List.of(COYOTE_ADAPTER, JettyHooks.SERVER, UndertowHooks.CONNECTORS,
             ReactorNettyHooks.SERVER_OPERATIONS, VertxHooks.REQUEST, VertxHooks.REQUEST_51, HelidonHooks.ROUTING,
-            MicronautHooks.REQUEST, GrizzlyHooks.HANDLER, KtorServerHooks.HTTP1_CALL);
+            MicronautHooks.REQUEST, GrizzlyHooks.HANDLER, KtorServerHooks.HTTP1_CALL, GrpcServerHooks.TRANSPORT_LISTENER);
     /** Container calls nested on one thread (Undertow runs a dispatch in place): more is a runaway, not a request. */
     private static final int MAX_DEPTH = 62;
 
@@ -131,6 +131,7 @@ final class RequestProbe {
         h.addAll(new MicronautHooks(this).hooks());
         h.addAll(new GrizzlyHooks(this).hooks());
         h.addAll(new KtorServerHooks(this).hooks());
+        h.addAll(new GrpcServerHooks(this).hooks());
         return h;
     }
 

@@ -38,13 +38,13 @@ final class CallRows {
                 .orElseThrow(() -> new AssertionError("no route " + route + " in " + p.requests.routeRows()));
     }
 
-    /** Polls for what the probes' own threads record (their windows close once a second); false after 10 s. */
     /** The failed requests in the windows closed so far (the series' errors column summed); 0 before the first window. */
     static double requestErrors(Probes p) {
         io.culprit.model.Series requests = p.windows.series("requests");
         return requests == null ? 0 : java.util.Arrays.stream(requests.column("errors").orElseThrow()).sum();
     }
 
+    /** Polls for what the probes' own threads record (their windows close once a second); false after 10 s. */
     static boolean until(java.util.function.BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {

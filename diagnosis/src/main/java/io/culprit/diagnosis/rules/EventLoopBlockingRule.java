@@ -156,6 +156,8 @@ public final class EventLoopBlockingRule implements Rule {
                     + " loop until the coroutine finishes, so the loop serves one request at a time. Make the calling function"
                     + " suspend and call the suspend function directly (Ktor's handlers are coroutines already); blocking work"
                     + " that must stay blocking goes in withContext(Dispatchers.IO) { ... }.";
+            case "grpc": return move + "or call it through gRPC's async or future stub, whose answer comes to a listener instead of"
+                    + " parking the loop (a blocking stub waits there). Reactor's BlockHound finds such calls in tests.";
             case "sleep": return "Never sleep on an event loop: delay with Mono.delay or delayElement, which park no thread, or"
                     + " move the blocking work to Schedulers.boundedElastic(). Reactor's BlockHound finds such calls in tests.";
             default: return move + "or use a non-blocking client (Spring's or Vert.x's WebClient for HTTP). Reactor's BlockHound finds such calls in tests.";

@@ -35,6 +35,8 @@ public final class SequentialCallsRule implements Rule {
     static final double ONCE_MIN = 0.5, ONCE_MAX = 2;
     /** Their times add up to at least this share of the request's, and at most {@link #SUM_MAX}: in turn. */
     static final double SUM_WARN = 0.3, SUM_CRITICAL = 0.6, SUM_MAX = 1.3;
+    /** Remote calls: HTTP's and gRPC's (whose targets are a service's methods, {@code fleet.Pricing/Quote}). */
+    static final Set<String> REMOTE_KINDS = Set.of("http", "grpc");
 
     @Override public String id() { return "sequential-calls"; }
     @Override public String title() { return "Independent remote calls made one after another"; }
@@ -46,7 +48,7 @@ public final class SequentialCallsRule implements Rule {
         Table t = calls.get();
         Map<String, List<Integer>> families = new LinkedHashMap<>();
         for (int i = 0; i < t.rows().size(); i++) {
-            if (!"http".equals(t.text(i, "kind")) || SlowCallsRule.background(t, i)) continue;
+            if (!REMOTE_KINDS.contains(t.text(i, "kind")) || SlowCallsRule.background(t, i)) continue;
             double per = ev.perRequest(t, i);
             if (!(per >= ONCE_MIN && per <= ONCE_MAX)) continue;
             for (String key : shapes(t.text(i, "target"))) families.computeIfAbsent(key, k -> new ArrayList<>()).add(i);
@@ -58,7 +60,7 @@ public final class SequentialCallsRule implements Rule {
         Numbers n = new Numbers();
         Finding.Builder b = finding(Severity.OK).evidence("tables/calls");
         if (best == null) {
-            return b.summary("no request called " + MIN_TARGETS + " or more HTTP targets of one shape once each.").build();
+            return b.summary("no request called " + MIN_TARGETS + " or more HTTP or gRPC targets of one shape once each.").build();
         }
         List<Integer> rows = families.get(best);
         double sum = 0;
@@ -84,7 +86,8 @@ public final class SequentialCallsRule implements Rule {
                         + " that do not need each other's answers need not wait for each other.")
                 .fix("If the calls do not depend on each other, make them concurrently: in Reactor flatMap with a concurrency"
                         + " (not concatMap), Mono.zip or Flux.merge; with a blocking client, CompletableFuture.supplyAsync on an"
-                        + " executor of its own and allOf; with Kotlin coroutines, coroutineScope { targets.map { async { call(it) } }.awaitAll() };"
+                        + " executor of its own and allOf; with gRPC, the future stub for each and Futures.allAsList (or the async stub's"
+                        + " observers), not the blocking stub one call at a time; with Kotlin coroutines, coroutineScope { targets.map { async { call(it) } }.awaitAll() };"
                         + " or ask for all of them in one call (a bulk endpoint).")
                 .confirm(ev.confirm("calls"))
                 .explains("slow-calls").explains("tail-latency").explains("pool-size")
@@ -98,6 +101,13 @@ public final class SequentialCallsRule implements Rule {
     static List<String> shapes(String target) {
         List<String> out = new ArrayList<>();
         if (target == null) return out;
+        if (grpcMethod(target)) {
+            // A service's methods (fleet.Eta/{*}), or one method name on several services ({*}/Quote).
+            int slash = target.indexOf('/');
+            out.add(target.substring(0, slash) + "/{*}");
+            out.add("{*}" + target.substring(slash));
+            return out;
+        }
         int sp = target.indexOf(' '), scheme = target.indexOf("://");
         if (sp < 0 || scheme < 0) return out;
         int pathAt = target.indexOf('/', scheme + 3);
@@ -110,6 +120,12 @@ public final class SequentialCallsRule implements Rule {
             out.add(key.toString());
         }
         return out;
+    }
+
+    /** A gRPC call's target: a full method name, {@code package.Service/Method}, one slash and no scheme or verb. */
+    static boolean grpcMethod(String target) {
+        int slash = target.indexOf('/');
+        return slash > 0 && slash == target.lastIndexOf('/') && slash < target.length() - 1 && target.indexOf(' ') < 0;
     }
 
     /**
