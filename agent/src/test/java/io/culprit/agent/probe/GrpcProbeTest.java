@@ -108,4 +108,15 @@ class GrpcProbeTest {
         assertThat(CallRows.until(() -> p.requests.count() >= 2)).isTrue();
         assertThat(p.requests.count()).isEqualTo(2);
     }
+
+    /** collect start renews the probes on the weave in place (fresh counters, the same woven ids): they count on. */
+    @Test
+    void renewedProbesCountOnTheWeaveInPlace() throws Exception {
+        assertThat(FleetCalls.assign(channel, "warm")).isEqualTo("ok:warm");
+        Probes.ensure(ProbeContext.INST);
+        Probes p = Probes.renew(ProbeContext.INST);
+        for (int i = 0; i < 4; i++) assertThat(FleetCalls.assign(channel, "bus-" + i)).isEqualTo("ok:bus-" + i);
+        assertThat(CallRows.waitForRow(p, GrpcClientHooks.KIND, "fleet.Dispatch/Assign", 4L)).containsEntry("count", 4L);
+        assertThat(CallRows.until(() -> p.requests.count() >= 4)).as("4 requests counted, not " + p.requests.count()).isTrue();
+    }
 }
