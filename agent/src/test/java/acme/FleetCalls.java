@@ -51,6 +51,17 @@ public final class FleetCalls {
         return ClientCalls.blockingUnaryCall(channel, ASSIGN, CallOptions.DEFAULT.withDeadlineAfter(ms, TimeUnit.MILLISECONDS), request);
     }
 
+    /** A call on a channel of its own, built for it and shut down after it: a channel per request. */
+    public static String assignOnNewChannel(int port, String request) throws InterruptedException {
+        io.grpc.ManagedChannel channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", port)
+                .usePlaintext().build();
+        try {
+            return assign(channel, request);
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
     /** A future stub's call, waited for. */
     public static String assignLater(Channel channel, String request) throws InterruptedException, ExecutionException {
         return ClientCalls.futureUnaryCall(channel.newCall(ASSIGN, CallOptions.DEFAULT), request).get();

@@ -74,9 +74,77 @@ public final class Evidence {
     private Table perLoadRequest(Table t) {
         double probed = meta(t, "requests");
         double sent = LoadJson.completed(caseFile.dir());
+        if (!(sent > 0)) return perOuterRequest(t, probed);
         boolean unseen = t.meta().containsKey("requests") && probed == 0;
-        if (!(probed > INNER_REQUESTS * sent + EXTRA_REQUESTS || unseen) || !(sent > 0)) return t;
-        double timeMs = sent * meanLatencyMs();
+        if (!(probed > INNER_REQUESTS * sent + EXTRA_REQUESTS || unseen)) return t;
+        return rescaled(t, sent, sent * meanLatencyMs(), unseen, probed);
+    }
+
+    /**
+     * Without culprit's load (an observed run), the same for the requests the service made to itself:
+     * a route whose path is one of its own call targets (gRPC's method, an HTTP call's path) is a
+     * request from inside, and the service's own requests are the others. A blind gRPC service
+     * (session 48) served its partner's stand-in in process: half its requests were its own calls,
+     * so a channel built for every request read 0.5 per request, under repeated-construction's 1.
+     */
+    private Table perOuterRequest(Table t, double probed) {
+        double[] outer = outerRequests();
+        if (outer == null || !(probed > INNER_REQUESTS * outer[0] + EXTRA_REQUESTS)) return t;
+        return rescaled(t, outer[0], outer[1], false, probed);
+    }
+
+    private double[] outer;
+    private boolean outerRead;
+
+    /** {requests, their time in ms} of the routes no call of the service's own reached; null when all are outer. */
+    private double[] outerRequests() {
+        if (outerRead) return outer;
+        outerRead = true;
+        Optional<Table> routes = caseFile.table("routes"), calls = caseFile.table("calls");
+        if (routes.isEmpty() || calls.isEmpty()) return null;
+        java.util.Set<String> called = new java.util.HashSet<>();
+        Table c = calls.get();
+        for (int i = 0; i < c.rows().size(); i++) {
+            String kind = c.text(i, "kind"), target = Evidence.text(c, i, "target");
+            if ("grpc".equals(kind)) called.add("gRPC " + target);
+            if ("http".equals(kind)) called.add(foldRoute(httpRoute(target)));
+        }
+        Table r = routes.get();
+        double n = 0, inner = 0, ms = 0;
+        for (int i = 0; i < r.rows().size(); i++) {
+            double count = r.number(i, "count");
+            if (!(count > 0)) continue;
+            if (called.contains(foldRoute(Evidence.text(r, i, "route")))) {
+                inner += count;
+                continue;
+            }
+            double mean = Double.isFinite(r.number(i, "meanMs")) ? r.number(i, "meanMs")
+                    : Double.isFinite(r.number(i, "containerMs")) ? r.number(i, "containerMs") : r.number(i, "p50Ms");
+            n += count;
+            ms += count * (Double.isFinite(mean) ? mean : 0);
+        }
+        if (inner == 0 || n == 0 || ms == 0) return null;
+        outer = new double[] {n, ms};
+        return outer;
+    }
+
+    /** {@code GET http://host:8080/a/b?x=1} → {@code GET /a/b}: an HTTP call's target as a route of the service it calls. */
+    static String httpRoute(String target) {
+        int sp = target.indexOf(' '), scheme = target.indexOf("://");
+        if (sp < 0 || scheme < 0) return target;
+        int path = target.indexOf('/', scheme + 3);
+        String p = path < 0 ? "/" : target.substring(path);
+        int q = p.indexOf('?');
+        return target.substring(0, sp) + " " + (q < 0 ? p : p.substring(0, q));
+    }
+
+    /** A route with its variables, however named ({id}, {n}, {*}), as one mark. */
+    static String foldRoute(String route) {
+        return route.replaceAll("\\{[^/}]*\\}", "{}");
+    }
+
+    /** {@code t} with its per-request figures over {@code requests} requests taking {@code timeMs} in all. */
+    private Table rescaled(Table t, double sent, double timeMs, boolean unseen, double probed) {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Map<String, Object> r : t.rows()) {
             Map<String, Object> out = new LinkedHashMap<>(r);

@@ -33,7 +33,10 @@ public final class ClientLibraries {
         // Helidon's DbClient (over JDBC and a pool), Micronaut Data and its transactions
         "io.helidon.dbclient.", "io.micronaut.data.", "io.micronaut.transaction.",
         // Quarkus: its pool (Agroal), Hibernate ORM and Panache, its JTA transactions (Narayana)
-        "io.agroal.", "io.quarkus.agroal.", "io.quarkus.hibernate.", "io.quarkus.narayana.", "com.arjuna."
+        "io.agroal.", "io.quarkus.agroal.", "io.quarkus.hibernate.", "io.quarkus.narayana.", "com.arjuna.",
+        // Jakarta EE servers: EclipseLink (GlassFish's and Payara's JPA), their JDBC pool's wrappers and pool
+        "org.eclipse.persistence.", "com.sun.gjc.", "com.sun.enterprise.resource.", "org.glassfish.resourcebase.",
+        "com.sun.enterprise.connectors."
     };
     /** The JDBC methods culprit's SQL probe times, in every driver's statements (see {@link #isProbed}). */
     private static final Set<String> JDBC_EXECUTE = Set.of("execute", "executeQuery", "executeUpdate",

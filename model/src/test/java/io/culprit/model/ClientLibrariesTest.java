@@ -29,6 +29,9 @@ class ClientLibrariesTest {
         assertThat(ClientLibraries.isDataAccess("com.ibm.db2.jcc.am.PreparedStatement.executeQuery")).isTrue();
         assertThat(ClientLibraries.isDataAccess("com.mchange.v2.resourcepool.BasicResourcePool.awaitAvailable:1503")).isFalse();
         assertThat(ClientLibraries.isClient("org.postgresql.jdbc.PgStatement.executeInternal")).isTrue();
+        // a Jakarta EE server's JPA (EclipseLink) and JDBC pool wrappers (Payara's, GlassFish's)
+        assertThat(ClientLibraries.isDataAccess("org.eclipse.persistence.internal.databaseaccess.DatabaseAccessor.executeSelect:1026")).isTrue();
+        assertThat(ClientLibraries.isDataAccess("com.sun.gjc.spi.base.PreparedStatementWrapper.executeQuery:120")).isTrue();
     }
 
     /** gRPC's generated stubs sit in the service's package but are the client's plumbing; the service's own Grpc classes are not stubs. */

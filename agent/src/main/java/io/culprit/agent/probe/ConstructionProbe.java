@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 
 /**
  * Constructions of types that are costly to build and meant to be built once (CASES.md seed 3):
- * a Jackson ObjectMapper, Spring Boot's HttpMessageConverters, a RestTemplate, and engines that
+ * a Jackson ObjectMapper, Spring Boot's HttpMessageConverters, a RestTemplate, a gRPC channel, and engines that
  * cache per instance what they parse (a Thymeleaf TemplateEngine, a ModelMapper). Chained
  * constructors ({@code this(...)}, {@code super(...)}) count once: only the outermost
  * construction on a thread is recorded. The caller is the first frame outside the type and
@@ -27,7 +27,9 @@ final class ConstructionProbe {
             "tools.jackson.databind.ObjectMapper",  // Jackson 3, Spring Boot 4's
             "org.springframework.boot.autoconfigure.http.HttpMessageConverters",
             "org.springframework.boot.http.converter.autoconfigure.HttpMessageConverters",  // Spring Boot 4's
-            "org.springframework.web.client.RestTemplate"),
+            "org.springframework.web.client.RestTemplate",
+            // a gRPC channel: cheap to build, dear to connect (a TCP connect, a TLS handshake, HTTP/2's set-up)
+            "io.grpc.internal.ManagedChannelImpl"),
             Engines.ALL.stream().map(e -> e.type)).toArray(String[]::new);
     /** An outermost construction older than this never returned (its constructor threw). */
     private static final long STALE_NS = 1_000_000_000L;
@@ -101,7 +103,7 @@ final class ConstructionProbe {
     }
 
     private static final String[] HELPERS = {"javax.", "jakarta.", "io.dropwizard.", "org.glassfish.", "io.micronaut.", "io.quarkus.",
-        "io.helidon.", "io.vertx."};
+        "io.helidon.", "io.vertx.", "io.grpc."};
 
     private static boolean helper(String className) {
         for (String h : HELPERS) if (className.startsWith(h)) return true;

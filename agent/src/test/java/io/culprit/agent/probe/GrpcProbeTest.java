@@ -14,6 +14,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ServerCalls;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -118,5 +119,17 @@ class GrpcProbeTest {
         for (int i = 0; i < 4; i++) assertThat(FleetCalls.assign(channel, "bus-" + i)).isEqualTo("ok:bus-" + i);
         assertThat(CallRows.waitForRow(p, GrpcClientHooks.KIND, "fleet.Dispatch/Assign", 4L)).containsEntry("count", 4L);
         assertThat(CallRows.until(() -> p.requests.count() >= 4)).as("4 requests counted, not " + p.requests.count()).isTrue();
+    }
+
+    /** A channel built per call is a construction of the application's, counted with the code that builds it. */
+    @Test
+    void aChannelPerCallIsCountedAsAConstructionOfItsCaller() throws Exception {
+        assertThat(FleetCalls.assignOnNewChannel(server.getPort(), "warm")).isEqualTo("ok:warm");
+        Probes p = Probes.ensure(ProbeContext.INST);
+        for (int i = 0; i < 5; i++) assertThat(FleetCalls.assignOnNewChannel(server.getPort(), "cab-" + i)).isEqualTo("ok:cab-" + i);
+        List<Map<String, Object>> rows = p.construction.rows(5);
+        assertThat(rows).filteredOn(r -> "io.grpc.internal.ManagedChannelImpl".equals(r.get("type"))).singleElement()
+                .satisfies(r -> assertThat(r).containsEntry("count", 5L))
+                .satisfies(r -> assertThat((String) r.get("caller")).startsWith("acme.FleetCalls.assignOnNewChannel:"));
     }
 }

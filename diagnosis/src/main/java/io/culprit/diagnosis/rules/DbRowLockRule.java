@@ -50,7 +50,7 @@ public final class DbRowLockRule implements Rule {
         Numbers n = new Numbers();
         Severity sev = share >= SHARE_CRITICAL ? Severity.WARN : share >= SHARE_WARN ? Severity.INFO : Severity.OK;
         String target = t.text(top, "target");
-        int across = heldAcross(t, top);
+        int across = heldAcross(t, top, ev.table("db-pools").isEmpty());
         b.severity(sev).score(share * 0.8).culprit(target).evidence("tables/calls#" + top)
                 .numbers(n.refs())
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
@@ -70,8 +70,11 @@ public final class DbRowLockRule implements Rule {
         }
         // The lock is held for as long as the transaction that took it: here across a remote call.
         String ref = "tables/calls#" + across;
-        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : sev).score(Math.max(share, 0.5)).culprit(t.text(across, "caller"))
-                .evidence(ref).summary(summary + SlowCallsRule.calledFrom(t, top) + acrossClause(t, across, n))
+        // Held by the pool's record, the call's own site is where the transaction reaches out; by class alone, the locking method.
+        boolean byHold = t.number(across, "heldMs") >= HELD_SHARE * t.number(across, "totalMs");
+        return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : sev).score(Math.max(share, 0.5))
+                .culprit(byHold ? t.text(across, "caller") : t.text(top, "caller"))
+                .evidence(ref).summary(summary + SlowCallsRule.calledFrom(t, top) + acrossClause(t, across, n, byHold))
                 .numbers(n.refs())
                 .explains("connection-held")
                 .fix(ACROSS_FIX)
@@ -91,12 +94,13 @@ public final class DbRowLockRule implements Rule {
     }
 
     /** "; the same code then calls http … at … (17 ms a call) while holding its connection: …". */
-    private static String acrossClause(Table t, int across, Numbers n) {
+    private static String acrossClause(Table t, int across, Numbers n, boolean byHold) {
         String ref = "tables/calls#" + across;
         return "; the same code then calls " + t.text(across, "kind") + " " + SlowCallsRule.quote(t.text(across, "target")) + " at "
                 + t.text(across, "caller") + " (" + n.tag(Fmt.ms(t.number(across, "totalMs") / t.number(across, "count")), ref)
-                + " a call) while holding its connection: the row stays locked across that call, and every request for the row"
-                + " waits for the others' calls in turn.";
+                + " a call) " + (byHold ? "while holding its connection" : "from the class whose transaction took the lock (the"
+                + " server's connection pool is not one culprit reads, so the hold is inferred)")
+                + ": the row stays locked across that call, and every request for the row waits for the others' calls in turn.";
     }
 
     private static final String ACROSS_FIX = "Take the remote call out of the transaction that locks the row: make it before the"
@@ -113,21 +117,34 @@ public final class DbRowLockRule implements Rule {
      * repository and a client): inside the transaction that holds the row lock. The call that held
      * its connection longest, or -1.
      */
-    private static int heldAcross(Table t, int locking) {
+    private static int heldAcross(Table t, int locking, boolean poolUnread) {
         java.util.List<String> lockPath = methods(Evidence.text(t, locking, "callPath"), Evidence.text(t, locking, "caller"));
         if (lockPath.isEmpty()) return -1;
+        String lockClass = classOf(lockPath.get(0));
         int best = -1;
         for (int i = 0; i < t.rows().size(); i++) {
-            if ("sql".equalsIgnoreCase(t.text(i, "kind")) || !(t.number(i, "heldMs") >= HELD_SHARE * t.number(i, "totalMs"))) continue;
+            if ("sql".equalsIgnoreCase(t.text(i, "kind"))) continue;
+            boolean held = t.number(i, "heldMs") >= HELD_SHARE * t.number(i, "totalMs");
             java.util.List<String> path = methods(Evidence.text(t, i, "callPath"), Evidence.text(t, i, "caller"));
             // The locking statement's own method, or the one calling both (a @Transactional service method).
             // Or the locking statement's method calls the client's (FraudClient.check ← OrderNumbers.place).
             boolean sameCode = !path.isEmpty() && (path.get(0).equals(lockPath.get(0))
                     || path.size() > 1 && path.get(1).equals(lockPath.get(0))
                     || path.size() > 1 && lockPath.size() > 1 && path.get(1).equals(lockPath.get(1)));
-            if (sameCode && (best < 0 || t.number(i, "heldMs") > t.number(best, "heldMs"))) best = i;
+            // A pool culprit does not read (a Jakarta EE server's own) says nothing of what was held: a call made
+            // from the locking statement's class, as often as the statement, is taken as inside its transaction.
+            boolean sameClass = poolUnread && !path.isEmpty() && t.number(i, "count") >= t.number(locking, "count") * HELD_SHARE
+                    && (classOf(path.get(0)).equals(lockClass) || path.size() > 1 && classOf(path.get(1)).equals(lockClass));
+            if (!(held && sameCode) && !sameClass) continue;
+            if (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs")) best = i;
         }
         return best;
+    }
+
+    /** {@code a.b.C.m} → {@code a.b.C}. */
+    private static String classOf(String method) {
+        int dot = method.lastIndexOf('.');
+        return dot > 0 ? method.substring(0, dot) : method;
     }
 
     /** The methods of a call path ("a.B.m:1 ← c.D.n:2"), innermost first, without lines. */
@@ -237,7 +254,8 @@ public final class DbRowLockRule implements Rule {
         boolean direct = !lockFrame.isEmpty();
         // The statements can show what the waits cannot: the lock held across a remote call in the same transaction.
         int locking = calls.map(DbRowLockRule::slowLocking).orElse(-1);
-        int across = locking < 0 ? -1 : heldAcross(calls.get(), locking);
+        boolean poolUnread = ev.table("db-pools").isEmpty();
+        int across = locking < 0 ? -1 : heldAcross(calls.get(), locking, poolUnread);
         Severity sev = (direct || across >= 0) && share >= SHARE_CRITICAL ? Severity.CRITICAL : Severity.WARN;
         boolean queue = queueHead(statement);
         return b.severity(sev).score(direct ? share : share * 0.8).culprit(caller).evidence("tables/db-waits#" + top)
@@ -247,7 +265,8 @@ public final class DbRowLockRule implements Rule {
                         + (direct ? ", waiting in the database's lock code (" + lockFrame + ")"
                         : ": likely a row lock held by another transaction (the wait is on the server)")
                         + (statement == null ? "" : "; the slowest locking statement is " + SlowCallsRule.quote(statement))
-                        + (across >= 0 ? acrossClause(calls.get(), across, n) : queue ? QUEUE_CLAUSE + "." : "."))
+                        + (across >= 0 ? acrossClause(calls.get(), across, n,
+                        calls.get().number(across, "heldMs") >= HELD_SHARE * calls.get().number(across, "totalMs")) : queue ? QUEUE_CLAUSE + "." : "."))
                 .numbers(n.refs())
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription").explains("lock-contention")

@@ -240,6 +240,10 @@ public final class LockContentionRule implements Rule {
         List<String> owner = Evidence.stack(t, top, "ownerStack");
         List<String> waiter = Evidence.stack(t, top, "waiterStack");
         List<String> stack = owner.isEmpty() ? waiter : owner;
+        // An EJB container's own lock around a session bean (a @Singleton's WRITE lock, a @Stateful instance's).
+        EjbLock ejb = EjbLock.of(waiter);
+        int ejbCall = ejb == null || ejb.beanClass() == null ? -1 : costliest(ev, (c, i) -> !"sql".equals(c.text(i, "kind"))
+                && (Evidence.text(c, i, "caller").startsWith(ejb.beanClass() + ".") || Evidence.text(c, i, "callPath").contains(ejb.beanClass() + ".")));
         // A class loader's lock is a consequence of whoever loads classes per request: name that caller.
         boolean lookup = inLookup(t, top);
         String culprit = lookup ? Frames.firstCaller(stack) : Frames.firstNonJdk(stack);
@@ -302,10 +306,10 @@ public final class LockContentionRule implements Rule {
         // Waiters for a read lock wait for a writer alone: the guarded call is then another method's.
         boolean readLock = readers(waiter);
         // A parked lock records no owner: a slow call the locking class makes is the likely critical section.
-        int guarded = owner.isEmpty() && mapCall == null && !permits && !handOff && !checkout && !lookup && !queueFull && !waitNotify
+        int guarded = ejb == null && owner.isEmpty() && mapCall == null && !permits && !handOff && !checkout && !lookup && !queueFull && !waitNotify
                 ? guardedCall(ev, culprit, readLock) : -1;
         // A fair lock hands itself to the longest waiter, which must wake first: the CPU goes to the hand-overs.
-        boolean fair = !permits && lock != null && lock.endsWith("$FairSync");
+        boolean fair = ejb == null && !permits && lock != null && lock.endsWith("$FairSync");
         double handOver = fair ? ev.cpuShare(LockContentionRule::handsOver) : Double.NaN;
         if (fair && handOver >= SHARE_CRITICAL) sev = Severity.CRITICAL;
         else if (fair && handOver >= SHARE_WARN && sev.compareTo(Severity.WARN) < 0) sev = Severity.WARN;
@@ -320,7 +324,7 @@ public final class LockContentionRule implements Rule {
         if (handOff && !taskWait && (pool != null || handedTo.isPresent())) b.title("Requests wait for a full pool they hand work to");
         // When the tasks' own wait is what the requests wait for, the fix goes where the tasks wait.
         return b.score(Double.isFinite(share) ? share : Math.min(1, threads / 10))
-                .culprit(taskWait ? taskSite : busyWith >= 0 ? ev.rows("calls").orElseThrow().text(busyWith, "target")
+                .culprit(ejb != null ? ejb.culprit(culprit) : taskWait ? taskSite : busyWith >= 0 ? ev.rows("calls").orElseThrow().text(busyWith, "target")
                         : guarded >= 0 && readLock ? Evidence.text(ev.rows("calls").orElseThrow(), guarded, "caller")
                         : viaWaiter ? Evidence.text(ev.rows("calls").orElseThrow(), ownerCall, "caller")
                         : r4jBulkhead && held >= 0 ? Evidence.text(ev.rows("calls").orElseThrow(), held, "caller") : culprit)
@@ -332,6 +336,7 @@ public final class LockContentionRule implements Rule {
                         + (!owner.isEmpty() && culprit != null ? ", held at " + culprit + (ownerThread.isEmpty() ? "" : " by " + ownerThread) : "")
                         + (path.isEmpty() ? "" : ", waiters at " + path)
                         + (lookup ? "; the lock is taken inside class or resource lookup" : "")
+                        + (ejb != null ? ejb.clause(ev, ejbCall, n) : "")
                         + second(t, top, requestMs, n, ref) + (pool == null ? "" : pool.describe(ev, n))
                         + handedTo.map(e -> e.handedClause(n)).orElse("")
                         + (taskWait ? taskWait(tasks, n) : "") + (handed >= 0 ? handedClause(ev, handed, culprit, n) : "")
@@ -351,7 +356,7 @@ public final class LockContentionRule implements Rule {
                         + MapBinLock.likelyHeld(ev, culprit, n) : "") + "." + dumpsStopped(ev))
                 .numbers(n.refs())
                 .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
-                .explanation(cpuBound != null ? CpuBoundPool.EXPLANATION
+                .explanation(ejb != null ? ejb.explanation() : cpuBound != null ? CpuBoundPool.EXPLANATION
                         : checkout
                         ? "Every connection of the pool is in use and requests queue for the next one returned: the pool"
                         + " serves rate × time each request holds a connection (Little's Law), and the requests past that"
@@ -377,7 +382,7 @@ public final class LockContentionRule implements Rule {
                         + (virtual ? " A virtual thread blocked on a monitor gives its carrier back (JDK 24+) but keeps its"
                         + " place in the queue, and JFR records none of these waits: culprit counted the blocked threads"
                         + " in the JVM's thread dumps, once a second." : ""))
-                .fix(taskWait ? "The requests wait for tasks that wait in turn on " + what(tasks) + ": make that"
+                .fix(ejb != null ? ejb.fix() : taskWait ? "The requests wait for tasks that wait in turn on " + what(tasks) + ": make that"
                         + " wait shorter or rarer (cache its answers, batch, a faster dependency, a timeout); the hand-off"
                         + " only moves it to another thread." + (pool != null ? " " + pool.fix(ev) : "")
                         : pool != null ? pool.fix(ev)
