@@ -109,6 +109,10 @@ class ScenarioFaultsTest {
         double fixed = idlePenaltyMs();
         System.out.printf("idle-resource-scan: first-after-idle minus back-to-back, median: faulty %.1f ms, fixed %.1f ms%n", faulty, fixed);
         assertThat(faulty).isGreaterThanOrEqualTo(20);
+        // A host that pages out memory left idle for a second (DAMON's pageout scheme on session 48's machine, no
+        // swap: the JVM's file-backed pages) gives every request after a gap 40-150 ms of its own, the fixed twin's too.
+        org.junit.jupiter.api.Assumptions.assumeFalse(HostMemory.pagesOutIdleMemory(),
+                () -> "the host pages out idle memory (" + HostMemory.describe() + "): the fixed twin's idle penalty is the host's");
         assertThat(fixed).isLessThan(20);
     }
 

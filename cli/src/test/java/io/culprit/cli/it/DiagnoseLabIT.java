@@ -85,6 +85,14 @@ class DiagnoseLabIT {
         assertThat(culprits(truth)).as("a ground-truth culprit in: %s", named).anyMatch(named::contains);
 
         JsonNode fixedSeeded = seeded(scenario, true, fixedOut, rule, r);
+        if (rule.equals("idle-gap-latency") && HostMemory.pagesOutIdleMemory()) {
+            // Such a host makes every request after an idle gap slow (it refaults the JVM's pages), the fixed
+            // twin's too: a true finding there. What the fix must remove is the seeded cause, the culprit.
+            String fixedNamed = fixedSeeded.path("culprit").asText("") + " " + fixedSeeded.path("summary").asText("");
+            System.out.println(scenario + " (fixed): the host pages out idle memory (" + HostMemory.describe() + "): " + fixedNamed);
+            assertThat(culprits(truth)).as("no ground-truth culprit in the fixed twin: %s", fixedNamed).noneMatch(fixedNamed::contains);
+            return;
+        }
         assertThat(lines(fixedOut, "Verdict: ").get(0)).as(r.toString()).isNotEqualTo(rule);
         assertThat(fixedSeeded.path("severity").asText()).as("%s in the fixed twin\n%s", rule, r).isIn("OK", "INFO");
         // The demo ends with the diff of the two cases: the seeded finding resolved.
