@@ -355,11 +355,8 @@ public final class ConstructionRule implements Rule {
     private static double connectShare(Evidence ev) {
         Optional<CpuProfile> profile = ev.cpuProfileIfAny();
         if (profile.isEmpty() || profile.get().samples() == 0) return Double.NaN;
-        long hit = profile.get().only(stack -> {
-            for (String f : stack) if (connectionSetUp(f)) return true;
-            return false;
-        }).samples();
-        return hit > 0 ? (double) hit / profile.get().samples() : Double.NaN;
+        double share = profile.get().share(ConstructionRule::connectionSetUp);
+        return share > 0 ? share : Double.NaN;
     }
 
     /** A frame of a connection's set-up: a TLS handshake or SSL context, a gRPC channel's connect, its transport's start. */

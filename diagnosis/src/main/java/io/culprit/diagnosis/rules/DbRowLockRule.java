@@ -71,7 +71,7 @@ public final class DbRowLockRule implements Rule {
         // The lock is held for as long as the transaction that took it: here across a remote call.
         String ref = "tables/calls#" + across;
         // Held by the pool's record, the call's own site is where the transaction reaches out; by class alone, the locking method.
-        boolean byHold = t.number(across, "heldMs") >= HELD_SHARE * t.number(across, "totalMs");
+        boolean byHold = heldMostly(t, across);
         return b.severity(share >= SHARE_CRITICAL ? Severity.CRITICAL : sev).score(Math.max(share, 0.5))
                 .culprit(byHold ? t.text(across, "caller") : t.text(top, "caller"))
                 .evidence(ref).summary(summary + SlowCallsRule.calledFrom(t, top) + acrossClause(t, across, n, byHold))
@@ -124,7 +124,7 @@ public final class DbRowLockRule implements Rule {
         int best = -1;
         for (int i = 0; i < t.rows().size(); i++) {
             if ("sql".equalsIgnoreCase(t.text(i, "kind"))) continue;
-            boolean held = t.number(i, "heldMs") >= HELD_SHARE * t.number(i, "totalMs");
+            boolean held = heldMostly(t, i);
             java.util.List<String> path = methods(Evidence.text(t, i, "callPath"), Evidence.text(t, i, "caller"));
             // The locking statement's own method, or the one calling both (a @Transactional service method).
             // Or the locking statement's method calls the client's (FraudClient.check ← OrderNumbers.place).
@@ -133,12 +133,20 @@ public final class DbRowLockRule implements Rule {
                     || path.size() > 1 && lockPath.size() > 1 && path.get(1).equals(lockPath.get(1)));
             // A pool culprit does not read (a Jakarta EE server's own) says nothing of what was held: a call made
             // from the locking statement's class, as often as the statement, is taken as inside its transaction.
-            boolean sameClass = poolUnread && !path.isEmpty() && t.number(i, "count") >= t.number(locking, "count") * HELD_SHARE
+            boolean sameClass = poolUnread && !path.isEmpty() && t.number(i, "count") >= t.number(locking, "count") * SAME_CLASS_CALLS
                     && (classOf(path.get(0)).equals(lockClass) || path.size() > 1 && classOf(path.get(1)).equals(lockClass));
             if (!(held && sameCode) && !sameClass) continue;
             if (best < 0 || t.number(i, "totalMs") > t.number(best, "totalMs")) best = i;
         }
         return best;
+    }
+
+    /** A call from the locking class made at least this often per locking statement is taken as inside its transaction. */
+    static final double SAME_CLASS_CALLS = 0.5;
+
+    /** Whether the call of {@code row} spent {@link #HELD_SHARE} of its time with a pooled connection held. */
+    private static boolean heldMostly(Table t, int row) {
+        return t.number(row, "heldMs") >= HELD_SHARE * t.number(row, "totalMs");
     }
 
     /** {@code a.b.C.m} → {@code a.b.C}. */
@@ -266,7 +274,7 @@ public final class DbRowLockRule implements Rule {
                         : ": likely a row lock held by another transaction (the wait is on the server)")
                         + (statement == null ? "" : "; the slowest locking statement is " + SlowCallsRule.quote(statement))
                         + (across >= 0 ? acrossClause(calls.get(), across, n,
-                        calls.get().number(across, "heldMs") >= HELD_SHARE * calls.get().number(across, "totalMs")) : queue ? QUEUE_CLAUSE + "." : "."))
+                        heldMostly(calls.get(), across)) : queue ? QUEUE_CLAUSE + "." : "."))
                 .numbers(n.refs())
                 .explains("slow-calls").explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
                 .explains("thread-oversubscription").explains("lock-contention")
