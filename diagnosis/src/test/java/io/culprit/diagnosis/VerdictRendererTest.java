@@ -38,8 +38,8 @@ class VerdictRendererTest {
         // keep-alive-refused (no load.json), scheduled-work (no cpu profile), caller-runs (neither a cpu profile nor waits tables),
         // cache-misses and result-fetches (no cpu profile), allocation-stalls (its gc series predates stallMs),
         // proxy-bypass (its calls table predates proxyBypass), catalog-reads (its calls table predates catalogVia),
-        // validation-cpu (no cpu profile).
-        assertThat(text).contains("No root cause found: " + (n - 21) + " of " + n + " hypotheses judged on evidence, none WARN or CRITICAL.",
+        // validation-cpu (no cpu profile), over-fetch (its calls table predates rows).
+        assertThat(text).contains("No root cause found: " + (n - 22) + " of " + n + " hypotheses judged on evidence, none WARN or CRITICAL.",
                 "RULED_OUT     OK        gc-pressure").doesNotContain("#1 ROOT CAUSE", "Per window");
     }
 }

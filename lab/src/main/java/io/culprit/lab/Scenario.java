@@ -19,7 +19,8 @@ public enum Scenario {
     LOG_STORM("log-storm"),
     N_PLUS_ONE("n-plus-one"),
     QUADRATIC_KEYWORDS("quadratic-keywords"),
-    RECEIPT_LEAK("receipt-leak");
+    RECEIPT_LEAK("receipt-leak"),
+    OVER_FETCH("over-fetch");
 
     private final String slug;
 

@@ -38,6 +38,13 @@ final class CallProbe {
     static final String JDBC_CONNECTION = "java.sql.Connection";
     static final String JDBC_STATEMENT = "java.sql.Statement";
     static final Set<String> PREPARE = Set.of("prepareStatement", "prepareCall");
+    /** Rows are counted where results are read, at every driver's and pool's result set but HikariCP's proxy. */
+    static final String JDBC_RESULT_SET = "java.sql.ResultSet";
+    static final Set<String> NEXT = Set.of("next");
+    /** Parameters are told apart by how they are bound ({@link BindKinds}), at the statements' own setters. */
+    static final String JDBC_PREPARED_STATEMENT = "java.sql.PreparedStatement";
+    static final Set<String> NUMBER_SETTERS = Set.of("setInt", "setLong", "setShort", "setByte", "setDouble", "setFloat", "setBigDecimal");
+    static final Set<String> STRING_SETTERS = Set.of("setString", "setNString");
     static final Set<String> EXECUTE = Set.of("execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "executeBatch",
             "executeLargeBatch");
     /**
@@ -84,7 +91,10 @@ final class CallProbe {
      * subscribed, outside the hooked method, and that send is the exchange itself.
      */
     private final PerThread webClientUrl = new PerThread(() -> new Object[1]);
-    private static final long SLOW = 1, FAILED = 2, HELD = 4, EVENT_LOOP = 8;
+    /** A record's flags; ROWS marks a result's rows ({stats index, rows, ROWS, 0}), not a call. */
+    private static final long SLOW = 1, FAILED = 2, HELD = 4, EVENT_LOOP = 8, ROWS = 16;
+    private final ResultRows resultRows = new ResultRows(this::rowsRead);
+    private final BindKinds binds = new BindKinds();
     /** Asked, for every call but SQL, whether its thread holds a pooled connection meanwhile. */
     private final PoolProbe pools;
 
@@ -183,24 +193,64 @@ final class CallProbe {
             @Override
             public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
                 if (returned != null && arg0 instanceof String) prepared.put(returned, (String) arg0);
+                binds.take();  // a new statement: bindings made for one never executed are not its
             }
         });
+        h.add(new BindHook(NUMBER_SETTERS, "(I", 0, BindKinds.NUMBER));
+        h.add(new BindHook(STRING_SETTERS, "(ILjava/lang/String;", 0, BindKinds.STRING));
+        h.add(new BindHook(Set.of("setObject"), "(ILjava/lang/Object;", Hook.ARG1, 0));
         // execute(), executeQuery(), executeUpdate(), executeBatch(), executeLargeUpdate() of a prepared statement
         h.add(new SqlHook("()", Hook.TIMED | Hook.SELF) {
             @Override
             void executed(long end, long start, Object self, Object sqlArg, Throwable thrown) {
                 String sql = prepared.get(self);
-                record(end, sql == null ? stats("sql", "(prepared statement)") : sqlStats(sql, self), sql, start, thrown);
+                CallStats stats = sql == null ? stats("sql", "(prepared statement)") : sqlStats(sql, self);
+                long kinds = binds.take();
+                if (kinds != 0 && stats.binds == 0) stats.binds = kinds;  // the first execution's, once
+                statement(end, stats, sql, start, thrown);
             }
         });
         h.add(new SqlHook("(Ljava/lang/String;", Hook.TIMED | Hook.ARG0) {
             @Override
             void executed(long end, long start, Object self, Object sqlArg, Throwable thrown) {
                 String sql = sqlArg instanceof String ? (String) sqlArg : null;
-                record(end, sql == null ? stats("sql", SqlText.normalizeCached(null)) : sqlStats(sql, self), sql, start, thrown);
+                statement(end, sql == null ? stats("sql", SqlText.normalizeCached(null)) : sqlStats(sql, self), sql, start, thrown);
+            }
+        });
+        h.add(new Hook(JDBC_RESULT_SET, "next", NEXT, "()Z", Hook.EXIT | Hook.SELF | Hook.RETURNED, PASS_THROUGH) {
+            @Override
+            public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+                if (thrown == null) resultRows.next(self, Boolean.TRUE.equals(returned));
             }
         });
         return h;
+    }
+
+    /** A setter of a prepared statement's parameter: notes the parameter's kind for the thread's next execution. */
+    private final class BindHook extends Hook {
+        private final long kind;
+
+        /** {@code kind} 0: by the value's class ({@code setObject}, which reads ARG1). */
+        BindHook(Set<String> setters, String descriptorPrefix, int readsValue, long kind) {
+            super(JDBC_PREPARED_STATEMENT, "set*", setters, descriptorPrefix, Hook.EXIT | Hook.ARG0 | readsValue, PASS_THROUGH);
+            this.kind = kind;
+        }
+
+        @Override
+        public void probeExit(int id, long start, Object self, Object arg0, Object arg1, Object returned, Throwable thrown) {
+            if (thrown == null) binds.bind(arg0, kind != 0 ? kind : BindKinds.kindOf(arg1));
+        }
+    }
+
+    /** A statement's outermost execution: recorded, and its results' rows counted from here ({@link ResultRows}). */
+    private void statement(long end, CallStats stats, String sql, long start, Throwable thrown) {
+        record(end, stats, sql, start, thrown);
+        resultRows.executed(stats.index);
+    }
+
+    /** A result's rows, read on this thread: logged beside its statement's calls. */
+    private void rowsRead(int statsIndex, long rows) {
+        log.put((long[]) rings.get(), statsIndex, rows, ROWS, 0);
     }
 
     /**
@@ -369,6 +419,10 @@ final class CallProbe {
         Object[] table = byIndex.snapshot();
         for (int i = 0; i < n * EventLog.WORDS; i += EventLog.WORDS) {
             long flags = records[i + 2];
+            if ((flags & ROWS) != 0) {
+                ((CallStats) table[(int) records[i]]).addRows(records[i + 1]);
+                continue;
+            }
             ((CallStats) table[(int) records[i]]).add(records[i + 1], (flags & SLOW) != 0, (flags & FAILED) != 0, (flags & HELD) != 0,
                     (flags & EVENT_LOOP) != 0, records[i + 3]);
         }

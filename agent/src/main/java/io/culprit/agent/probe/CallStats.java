@@ -23,6 +23,8 @@ final class CallStats {
      * "" when unknown or not SQL. Set once, racily: every writer writes the same answer.
      */
     volatile String database;
+    /** How the first execution's parameters were bound ({@link BindKinds}); 0 when none were seen. Set once, racily. */
+    volatile long binds;
     /** The client when the calls are reactive and no blocking method of theirs can be traced ("r2dbc-postgresql"); else null. */
     volatile String reactiveClient;
     private final Histogram us = Micros.histogram();
@@ -37,6 +39,11 @@ final class CallStats {
     private double eventLoopMs;
     /** Time of the calls spent waiting for a connection from the HTTP client's own pool. */
     private double poolWaitMs;
+
+    /** A statement's results read ({@link ResultRows}), their rows, and the most rows one of them gave. */
+    private long resultSets;
+    private long rows;
+    private long rowsMax;
 
     CallStats(String kind, String target, int index, CallSite site) {
         this.kind = kind;
@@ -54,6 +61,12 @@ final class CallStats {
         if (onEventLoop) eventLoopMs += ns / 1e6;
         if (isSlow) slow++;
         if (failed) errors++;
+    }
+
+    void addRows(long n) {
+        resultSets++;
+        rows += n;
+        rowsMax = Math.max(rowsMax, n);
     }
 
     double totalMs() {
@@ -74,6 +87,11 @@ final class CallStats {
         r.put("heldMs", heldMs);
         r.put("eventLoopMs", eventLoopMs);
         r.put("poolWaitMs", poolWaitMs);
+        if (resultSets > 0) {
+            r.put("resultSets", resultSets);
+            r.put("rows", rows);
+            r.put("rowsMax", rowsMax);
+        }
         // A scheduled task's calls are no request's: no share of request time, none per request. Other calls made
         // outside requests (startup, a thread of the application's own) can still push this above 1.
         boolean background = site.background;
@@ -85,6 +103,7 @@ final class CallStats {
         if (site.bypass != null) r.put("proxyBypass", site.bypass);
         if (site.catalogVia != null) r.put("catalogVia", site.catalogVia);
         if (database != null && !database.isEmpty()) r.put("database", database);
+        if (binds != 0) r.put("binds", BindKinds.describe(binds));
         if (reactiveClient != null) r.put("reactiveClient", reactiveClient);
         return r;
     }

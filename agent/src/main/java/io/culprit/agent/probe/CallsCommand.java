@@ -53,19 +53,26 @@ public final class CallsCommand implements Command {
             ctx.data(data);
             return;
         }
-        StringBuilder sb = new StringBuilder(String.format("%-5s %-60s %7s %7s %10s %8s %8s %5s  %s%n",
-                "KIND", "TARGET", "COUNT", "PER REQ", "TOTAL ms", "P99 ms", "MAX ms", "SLOW", "FROM"));
+        StringBuilder sb = new StringBuilder(String.format("%-5s %-60s %7s %7s %10s %8s %8s %5s %9s  %s%n",
+                "KIND", "TARGET", "COUNT", "PER REQ", "TOTAL ms", "P99 ms", "MAX ms", "SLOW", "ROWS/EXEC", "FROM"));
         for (Map<String, Object> r : rows) {
             Object perRequest = r.get("perRequest");
-            sb.append(String.format("%-5s %-60s %7d %7s %10.1f %8.1f %8.1f %5d  %s%n", r.get("kind"),
+            sb.append(String.format("%-5s %-60s %7d %7s %10.1f %8.1f %8.1f %5d %9s  %s%n", r.get("kind"),
                     Format.clip(String.valueOf(r.get("target")), 60), r.get("count"),
                     perRequest == null ? "-" : String.format("%.1f", (Double) perRequest), r.get("totalMs"),
-                    r.get("p99Ms"), r.get("maxMs"), r.get("slowCount"), r.get("caller")));
+                    r.get("p99Ms"), r.get("maxMs"), r.get("slowCount"), rowsPerResult(r), r.get("caller")));
         }
         for (Map<String, Object> a : alerts) {
             sb.append(String.format("SLOW %s %.1f ms (> %.0f ms) on %s: %s%n", a.get("kind"), a.get("ms"),
                     a.get("thresholdMs"), a.get("thread"), a.get("text")));
         }
         ctx.println(rows.isEmpty() ? "no calls seen " + p.since() : sb.toString().stripTrailing());
+    }
+
+    /** A statement's mean rows per result read ({@link ResultRows}); "-" for other calls and unread results. */
+    private static String rowsPerResult(Map<String, Object> r) {
+        Object results = r.get("resultSets"), rows = r.get("rows");
+        if (!(results instanceof Long) || !(rows instanceof Long) || (Long) results == 0) return "-";
+        return String.format("%.1f", (double) (Long) rows / (Long) results);
     }
 }

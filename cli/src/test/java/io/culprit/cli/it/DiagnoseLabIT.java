@@ -44,7 +44,8 @@ class DiagnoseLabIT {
             Map.entry("logging-stack-traces", "logging-pressure"),
             Map.entry("n-plus-one-queries", "chatty-calls"),
             Map.entry("algorithmic-cpu", "cpu-hotspot"),
-            Map.entry("heap-leak", "heap-leak"));
+            Map.entry("heap-leak", "heap-leak"),
+            Map.entry("over-fetching", "over-fetch"));
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -67,7 +68,8 @@ class DiagnoseLabIT {
     @Order(1)
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"gc-pool-starvation", "row-lock", "converter-rebuild", "binding-exceptions", "prototype-bean",
-            "log-storm", "timer-lock", "idle-resource-scan", "n-plus-one", "quadratic-keywords", "receipt-leak"})
+            "log-storm", "timer-lock", "idle-resource-scan", "n-plus-one", "quadratic-keywords", "receipt-leak",
+            "over-fetch"})
     void diagnoseNamesTheGroundTruthAndItsFixedTwinDoesNot(String scenario) throws Exception {
         JsonNode truth = JSON.readTree(Path.of("..", "lab", "src", "main", "resources", "scenarios", scenario + ".json").toFile());
         String rule = RULE_FOR_CATEGORY.get(truth.path("rootCause").path("category").asText());

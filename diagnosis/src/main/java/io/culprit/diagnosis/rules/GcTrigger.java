@@ -145,7 +145,7 @@ final class GcTrigger {
     private static final String[] RESULT_READING = {
         "org.postgresql.", "com.mysql.", "org.mariadb.", "oracle.jdbc.", "com.microsoft.sqlserver.", "org.h2.", "org.hsqldb.",
         "org.apache.derby.", "org.sqlite.", "org.springframework.jdbc.core.", "org.hibernate.sql.results.", "org.hibernate.loader.",
-        "org.jooq.", "org.apache.ibatis.executor.resultset."
+        "org.jooq.", "org.apache.ibatis.executor.resultset.", "org.eclipse.persistence."
     };
     /** Half the sampled bytes reading results for one method is what the collector clears. */
     static final double RESULTS_SHARE = 0.5;

@@ -108,7 +108,8 @@ public final class SlowCallsRule implements Rule {
                         + " If the process is CPU-saturated, call times include client-side CPU wait: fix that first.")
                 .fix(!herd.isEmpty() ? Stampede.FIX : joins != null ? CallShape.COLLECTION_JOINS_FIX : redisShape != null ? redisShape
                         : reply.fix() != null ? reply.fix()
-                        : or(CallShape.fix(ev, kind, target), "Make the call cheaper (index, smaller result, batching, caching) or take it off"
+                        : or(CallShape.numberOnText(target, Evidence.text(t, top, "binds"), ev.database()), CallShape.fix(ev, kind, target),
+                        "Make the call cheaper (index, smaller result, batching, caching) or take it off"
                         + " the request path; check the dependency's own timing to split network, server and client time."))
                 .confirm(withDatabase(ev, ev.confirm(traceCommand(t, top, threshold(kind))), kind, target))
                 .explains(ObjectPoolRule.busyWithOwnCalls(ev, kind) ? "object-pool" : "pool-starvation")
@@ -245,8 +246,10 @@ public final class SlowCallsRule implements Rule {
         return "redis".equalsIgnoreCase(t.text(row, "kind")) && !caller.isEmpty() && !caller.startsWith("(") ? caller : t.text(row, "target");
     }
 
-    private static String or(String specific, String generic) {
-        return specific != null ? specific : generic;
+    /** The first of the answers that is not null. */
+    private static String or(String... answers) {
+        for (String a : answers) if (a != null) return a;
+        return null;
     }
 
     private static String withDatabase(Evidence ev, String confirm, String kind, String target) {

@@ -67,4 +67,35 @@ class CallShapeTest {
         assertThat(CallShape.fix("http", "GET http://127.0.0.1:8080/x", Database.UNKNOWN)).isNull();
         assertThat(CallShape.fix("dns", "lookup orders.internal", Database.UNKNOWN)).startsWith("Resolve the name once").contains("networkaddress.cache.ttl");
     }
+
+    private static final String PARCELS = "select `p`.`tracking_code`, `l`.`city` from `parcels` as `p` join `lockers` as `l`"
+            + " on `l`.`id` = `p`.`locker_id` where `p`.`recipient_phone` = ? order by `p`.`created_at` desc fetch next ? rows only";
+
+    @Test
+    void aTextNamedColumnBoundAsANumberOnMariaDbIsTheConversionThatDefeatsItsIndex() {
+        String fix = CallShape.numberOnText(PARCELS, "number,number", Database.MARIADB);
+        assertThat(fix).startsWith("Parameter 1, compared with recipient_phone, is bound as a number")
+                .contains("MariaDB compares the two as numbers").contains("field(name(\"recipient_phone\"), String.class)");
+        // bound as a string, as the fixed service binds it: nothing to say
+        assertThat(CallShape.numberOnText(PARCELS, "string,number", Database.MARIADB)).isNull();
+        // PostgreSQL refuses the comparison instead of converting
+        assertThat(CallShape.numberOnText(PARCELS, "number,number", Database.POSTGRESQL)).isNull();
+        // an id bound as a number is what ids are
+        assertThat(CallShape.numberOnText("select name from lockers where id = ?", "number", Database.MYSQL)).isNull();
+        assertThat(CallShape.numberOnText(PARCELS, null, Database.MARIADB)).isNull();
+    }
+
+    @Test
+    void parametersAfterACollapsedInListDoNotLineUp() {
+        String sql = "select * from parcels where locker_id in (?, ...) and tracking_code = ?";
+        assertThat(CallShape.numberOnText(sql, "number,number,number", Database.MARIADB)).isNull();
+        assertThat(CallShape.numberOnText("select * from parcels where tracking_code = ? and locker_id in (?, ...)", "number,number",
+                Database.MARIADB)).startsWith("Parameter 1, compared with tracking_code");
+    }
+
+    @Test
+    void mysqlsQuotedNamesAreReadAsNames() {
+        assertThat(CallShape.fix("sql", PARCELS, Database.MARIADB)).contains("a full scan of parcels")
+                .contains("recipient_phone");
+    }
 }

@@ -1,5 +1,7 @@
 package io.culprit.lab.orders;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -13,6 +15,10 @@ import org.springframework.stereotype.Repository;
 /** Plain JDBC access to orders and their lines. */
 @Repository
 public class Orders {
+
+    /** An order's columns, its customer's name joined. */
+    private static final String ORDER_COLUMNS = "SELECT o.id, o.customer_id, c.name, o.status, o.total_cents, o.number"
+            + " FROM orders o JOIN customers c ON c.id = o.customer_id";
 
     private final JdbcTemplate jdbc;
 
@@ -46,6 +52,22 @@ public class Orders {
                         + " FROM orders o JOIN customers c ON c.id = o.customer_id ORDER BY o.id DESC LIMIT ?",
                 (rs, i) -> new Order(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4), rs.getLong(5),
                         rs.getLong(6), List.of()), limit);
+    }
+
+    /** Every order of the shop, oldest first, without lines: the repository's {@code findAll()}. */
+    public List<Order> all() {
+        return jdbc.query(ORDER_COLUMNS + " ORDER BY o.id", Orders::order);
+    }
+
+    /** The orders of one customer in one status, oldest first, without lines. */
+    public List<Order> ofCustomer(long customerId, String status) {
+        return jdbc.query(ORDER_COLUMNS + " WHERE o.customer_id = ? AND o.status = ? ORDER BY o.id", Orders::order,
+                customerId, status);
+    }
+
+    private static Order order(ResultSet rs, int row) throws SQLException {
+        return new Order(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4), rs.getLong(5), rs.getLong(6),
+                List.of());
     }
 
     /** The lines of all {@code orderIds} in one statement, by order, each order's in line order. */
