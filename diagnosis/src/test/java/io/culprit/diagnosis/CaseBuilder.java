@@ -15,10 +15,22 @@ import java.util.Map;
 public final class CaseBuilder {
     public static final long T0 = 1_763_798_400_000L;
     private final CaseFile cf;
+    private final int seconds;
+    private final Map<String, String> target = new LinkedHashMap<>();
 
     private CaseBuilder(Path dir, int seconds, int cpus) {
         cf = CaseFile.create(dir);
-        cf.write(CaseInfo.of("fixture", T0, T0 + seconds * 1000L, "test", Map.of("pid", "42", "cpus", String.valueOf(cpus))));
+        this.seconds = seconds;
+        target.put("pid", "42");
+        target.put("cpus", String.valueOf(cpus));
+        cf.write(CaseInfo.of("fixture", T0, T0 + seconds * 1000L, "test", target));
+    }
+
+    /** A fact about the target or its host in case.json ({@code target.hostReclaim}, {@code target.jvmArgs}). */
+    public CaseBuilder target(String key, String value) {
+        target.put(key, value);
+        cf.write(CaseInfo.of("fixture", T0, T0 + seconds * 1000L, "test", target));
+        return this;
     }
 
     public static CaseBuilder in(Path dir, int seconds, int cpus) {

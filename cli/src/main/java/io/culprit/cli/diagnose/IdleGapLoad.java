@@ -34,9 +34,12 @@ final class IdleGapLoad {
     private final Duration gap;
     private final int burst;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private final List<long[]> samples = new ArrayList<>();  // {epochMs, gapMs, latencyMicros, failed}
+    private final List<long[]> samples = new ArrayList<>();  // {epochMs, gapMs, latencyMicros, failed, majorFaults}
+    /** The target's major page faults, read around each request; null when not counted. */
+    private final ProcessFaults faults;
 
-    IdleGapLoad(URI url, String method, Map<String, String> headers, byte[] body, Duration gap, int burst) {
+    IdleGapLoad(URI url, String method, Map<String, String> headers, byte[] body, Duration gap, int burst, ProcessFaults faults) {
+        this.faults = faults;
         this.url = url;
         this.method = method;
         this.headers = headers;
@@ -55,10 +58,13 @@ final class IdleGapLoad {
             if (bursts > 0) Thread.sleep(gap.toMillis());
             long[] first = null;
             for (int i = 0; i < burst; i++) {
+                long faultsBefore = faults == null ? -1 : faults.major();
                 long start = System.nanoTime();
                 boolean failed = !send();
                 long now = System.nanoTime();
-                long[] s = {System.currentTimeMillis(), (start - lastEnd) / 1_000_000, (now - start) / 1_000, failed ? 1 : 0};
+                long faultsAfter = faultsBefore < 0 ? -1 : faults.major();
+                long[] s = {System.currentTimeMillis(), (start - lastEnd) / 1_000_000, (now - start) / 1_000, failed ? 1 : 0,
+                        faultsAfter < 0 ? -1 : faultsAfter - faultsBefore};
                 samples.add(s);
                 if (first == null) first = s;
                 lastEnd = now;
@@ -88,21 +94,28 @@ final class IdleGapLoad {
         return samples.size();
     }
 
-    /** Latency by the idle time before the request, buckets ascending, empty buckets left out. */
+    /**
+     * Latency by the idle time before the request, buckets ascending, empty buckets left out; with
+     * the target's major page faults per request (mean) where every request's were counted.
+     */
     Table idleGapTable() {
+        boolean counted = !samples.isEmpty() && samples.stream().allMatch(s -> s[4] >= 0);
         List<Map<String, Object>> rows = new ArrayList<>();
         for (int b = 0; b < BUCKETS.length; b++) {
             long lo = BUCKETS[b], hi = b + 1 < BUCKETS.length ? BUCKETS[b + 1] : Long.MAX_VALUE;
-            long[] lat = samples.stream().filter(s -> s[1] >= lo && s[1] < hi).mapToLong(s -> s[2]).sorted().toArray();
-            if (lat.length == 0) continue;
+            List<long[]> in = samples.stream().filter(s -> s[1] >= lo && s[1] < hi).toList();
+            if (in.isEmpty()) continue;
+            long[] lat = in.stream().mapToLong(s -> s[2]).sorted().toArray();
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("gapMs", lo);
             row.put("count", lat.length);
             row.put("p50Ms", quantile(lat, 0.5) / 1000.0);
             row.put("p99Ms", quantile(lat, 0.99) / 1000.0);
+            if (counted) row.put("majorFaults", in.stream().mapToLong(s -> s[4]).average().orElse(0));
             rows.add(row);
         }
-        return new Table("idle-gap", List.of("gapMs", "count", "p50Ms", "p99Ms"), rows);
+        List<String> columns = counted ? List.of("gapMs", "count", "p50Ms", "p99Ms", "majorFaults") : List.of("gapMs", "count", "p50Ms", "p99Ms");
+        return new Table("idle-gap", columns, rows);
     }
 
     /** The client's view per window, like the throughput load's {@code requests} series. */

@@ -72,7 +72,8 @@ public final class LiveDiagnosis {
     public CaseFile run(Plan plan) throws Exception {
         LoadPlan load = plan.observe ? null : loadPlan(plan);
         IdleGapLoad idle = plan.idleGap == null || plan.observe ? null
-                : new IdleGapLoad(plan.url, plan.method, plan.headers, plan.body, plan.idleGap, plan.burst);
+                : new IdleGapLoad(plan.url, plan.method, plan.headers, plan.body, plan.idleGap, plan.burst,
+                        new ProcessFaults(plan.pid));
         boolean ours = RunFile.read(plan.pid).isEmpty();
         step(1, "attaching to JVM " + plan.pid);
         long t0 = System.nanoTime();
@@ -156,6 +157,8 @@ public final class LiveDiagnosis {
             ev.writeTo(cf, window);
             target.putAll(ev.target());
             target.put("pid", Long.toString(plan.pid));
+            String reclaim = HostReclaim.describe();
+            if (!reclaim.isEmpty()) target.put("hostReclaim", reclaim);
             if (idle != null) {
                 cf.write(idle.idleGapTable());
                 cf.write(idle.requestsSeries(plan.window.toMillis()));

@@ -31,6 +31,14 @@ public final class IdleGapRule implements Rule {
     static final double JUMP_CRITICAL = 10;
     /** Correlation of latency with the preceding gap worth reporting without buckets. */
     static final double CORRELATION_WARN = 0.5;
+    /**
+     * Major page faults per request after the gap that mean the JVM's own memory was read back from
+     * disk: the host reclaimed it while the service was idle. A warm request faults none; session
+     * 50's machine (DAMON pageout, no swap) read hundreds per request after ≥ 2 s idle.
+     */
+    static final double REFAULTS_MIN = 20;
+    /** ...and this many times the back-to-back requests' (plus one, for a base of zero). */
+    static final double REFAULTS_FACTOR = 10;
 
     @Override public String id() { return "idle-gap-latency"; }
     @Override public String title() { return "Latency depends on the idle time before a request"; }
@@ -46,7 +54,7 @@ public final class IdleGapRule implements Rule {
         b.number(rText, "tables/routes");
         String what = "latency correlates with the idle gap before each request at r = " + rText;
         if (r < CORRELATION_WARN) return b.summary(what + ": no idle-time dependency.").build();
-        return withCause(ev, b.score(r * r * 0.5), what + " (no gap buckets to date the expiry)");
+        return withCause(ev, b.score(r * r * 0.5), what + " (no gap buckets to date the expiry)", "");
     }
 
     private Finding fromBuckets(Evidence ev, Table t, double r) {
@@ -77,42 +85,70 @@ public final class IdleGapRule implements Rule {
         double factor = p / base;
         b.severity(factor >= JUMP_CRITICAL ? Severity.CRITICAL : Severity.WARN).score(total > 0 ? extra / total : 0);
         String row = "tables/idle-gap#" + jump;
-        String summary = "requests after ≥ " + n.tag(Fmt.ms(t.number(jump, "gapMs")), row) + " idle take " + n.tag(Fmt.ms(p), row)
+        String head = "requests after ≥ " + n.tag(Fmt.ms(t.number(jump, "gapMs")), row) + " idle take " + n.tag(Fmt.ms(p), row)
                         + " (p50) vs " + n.tag(Fmt.ms(base), first) + " back-to-back (" + n.tag(Fmt.times(factor), row) + ", "
                         + n.tag(Fmt.pct(affected / count), "tables/idle-gap") + " of requests"
-                        + (Double.isFinite(r) ? ", r = " + n.tag(String.format(Locale.ROOT, "%.2f", r), "tables/routes") : "")
-                        + "): something with a ~" + n.tag(Fmt.ms(t.number(jump, "gapMs")), row) + " time-to-live expires while idle";
-        return withCause(ev, b.numbers(n.refs()), summary);
+                        + (Double.isFinite(r) ? ", r = " + n.tag(String.format(Locale.ROOT, "%.2f", r), "tables/routes") : "") + ")";
+        String ttl = ": something with a ~" + n.tag(Fmt.ms(t.number(jump, "gapMs")), row) + " time-to-live expires while idle";
+        if (!refaulted(t, jump)) return withCause(ev, b.numbers(n.refs()), head + ttl, "");
+        String reclaim = ev.info().target().getOrDefault("hostReclaim", "");
+        String faults = n.tag(Fmt.num(t.number(jump, "majorFaults")), row) + " major page faults per request after the gap vs "
+                + n.tag(Fmt.num(t.number(0, "majorFaults")), first) + " back-to-back" + (reclaim.isEmpty() ? "" : " (" + reclaim + ")");
+        b.numbers(n.refs());
+        // Work the code redoes after the gap stays the cause, the host's share beside it.
+        if (refill(ev) != null) return withCause(ev, b, head + ttl, "; the host also reclaims the idle JVM's memory: " + faults);
+        return b.summary(head + ": each reads the JVM's own memory back from disk, " + faults
+                        + ": the host reclaimed it while the service was idle.")
+                .explains("outside-handler").explains("tail-latency")
+                .explanation("After an idle gap the request pays for page faults, not for work of its own: the kernel"
+                        + " dropped the idle process's pages (proactive reclaim, memory pressure in its cgroup, or swap)"
+                        + " and reads the JVM's code, class data and heap back on first touch. No frame of the service"
+                        + " is to blame; under steady load it hides.")
+                .fix("Exempt the service from the host's reclaim: protect its memory (cgroup v2 memory.min or memory.low),"
+                        + " take it out of the proactive-reclaim scheme" + (reclaim.isEmpty() ? "" : " (" + reclaim + ")")
+                        + " or give it no swap, or keep it warm with a periodic request; -XX:+AlwaysPreTouch does not pin pages.")
+                .confirm("read majflt (field 12) of /proc/" + ev.pid() + "/stat before and after a request sent after"
+                        + " 5 s idle: it jumps by hundreds")
+                .build();
     }
 
-    // The work redone after expiry is named by the evidence: the top JAR scan or resource lookup.
-    private Finding withCause(Evidence ev, Finding.Builder b, String summary) {
+    /** Major faults per request after the gap that mean the JVM's own memory was read back from disk. */
+    private static boolean refaulted(Table t, int jump) {
+        double after = t.number(jump, "majorFaults"), base = t.number(0, "majorFaults");
+        return after >= REFAULTS_MIN && after >= REFAULTS_FACTOR * (base + 1);
+    }
+
+    /**
+     * What the code redoes after expiry, as named by the evidence: the top JAR scan or resource
+     * lookup, else the caller of lookup frames in the cpu profile. Null when neither is there.
+     */
+    private static Refill refill(Evidence ev) {
         Optional<Table> cl = ev.rows("classloading");
-        String cause = null;
         if (cl.isPresent()) {
             Table t = cl.get();
             for (int i = 0; i < t.rows().size(); i++) {
-                String kind = t.text(i, "kind");
-                if (("jar-scan".equals(kind) || "resource-lookup".equals(kind)) && t.text(i, "caller") != null) {
-                    cause = t.text(i, "caller");
-                    summary += " and is refilled by " + kind + " in " + cause;
-                    b.explains("hot-path-classloading");
-                    break;
+                String kind = t.text(i, "kind"), caller = t.text(i, "caller");
+                if (("jar-scan".equals(kind) || "resource-lookup".equals(kind)) && caller != null) {
+                    return new Refill(kind + " in " + caller, caller, true);
                 }
             }
         }
-        if (cause == null) {
-            // Without lookup instrumentation the cpu profile still shows who does the lookups.
-            cause = ev.cpuCaller(Frames::isLookup);
-            double share = ev.cpuShare(Frames::isLookup);
-            if (cause != null && share > 0) {
-                summary += " and is refilled by lookups (" + Fmt.pct(share) + " of CPU samples) from " + cause;
-                b.number(Fmt.pct(share), ev.cpuRef());
-            } else {
-                cause = null;
-            }
+        String caller = ev.cpuCaller(Frames::isLookup);
+        double share = ev.cpuShare(Frames::isLookup);
+        return caller != null && share > 0 ? new Refill("lookups (" + Fmt.pct(share) + " of CPU samples) from " + caller, caller, false) : null;
+    }
+
+    private record Refill(String text, String caller, boolean classloading) { }
+
+    // The culprit is the refill's caller; `also` adds what else the request pays after the gap.
+    private Finding withCause(Evidence ev, Finding.Builder b, String summary, String also) {
+        Refill refill = refill(ev);
+        if (refill != null) {
+            summary += " and is refilled by " + refill.text();
+            if (refill.classloading()) b.explains("hot-path-classloading");
+            else b.number(Fmt.pct(ev.cpuShare(Frames::isLookup)), ev.cpuRef());
         }
-        return b.summary(summary + ".").culprit(cause)
+        return b.summary(summary + also + ".").culprit(refill == null ? null : refill.caller())
                 .explains("outside-handler").explains("tail-latency")
                 .explanation("A cache with a time-to-live that expires between requests makes the first request after"
                         + " a pause pay for the refill: the latency depends on traffic, not on the request."

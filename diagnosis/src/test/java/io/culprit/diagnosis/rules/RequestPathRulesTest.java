@@ -45,6 +45,42 @@ class RequestPathRulesTest {
     }
 
     @Test
+    void requestsThatRefaultTheJvmAfterTheGapBlameTheHostsReclaim() {
+        var ev = CaseBuilder.in(dir, 60, 2).target("hostReclaim", "kdamond 0: pageout of regions idle for 12 aggregations")
+                .table("idle-gap", row("gapMs", 0, "count", 40, "p50Ms", 4.0, "p99Ms", 9.0, "majorFaults", 0.2),
+                        row("gapMs", 2000, "count", 10, "p50Ms", 80.0, "p99Ms", 120.0, "majorFaults", 640.0)).evidence();
+        Finding f = new IdleGapRule().evaluate(ev);
+        assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
+        assertThat(f.culprit()).isNull();
+        assertThat(f.summary()).isEqualTo("requests after ≥ 2 s idle take 80 ms (p50) vs 4 ms back-to-back (20×, 20 % of requests):"
+                + " each reads the JVM's own memory back from disk, 640 major page faults per request after the gap vs 0.2 back-to-back"
+                + " (kdamond 0: pageout of regions idle for 12 aggregations): the host reclaimed it while the service was idle.");
+        assertThat(f.fix()).startsWith("Exempt the service from the host's reclaim").contains("kdamond 0");
+    }
+
+    @Test
+    void aRefillInTheCodeStaysTheCauseBesideTheHostsReclaim() {
+        var ev = CaseBuilder.in(dir, 60, 2)
+                .table("idle-gap", row("gapMs", 0, "count", 40, "p50Ms", 4.0, "p99Ms", 9.0, "majorFaults", 0.0),
+                        row("gapMs", 5000, "count", 10, "p50Ms", 80.0, "p99Ms", 120.0, "majorFaults", 300.0))
+                .table("classloading", row("kind", "jar-scan", "caller", "acme.Assets.scan:40", "perSecond", 120.0)).evidence();
+        Finding f = new IdleGapRule().evaluate(ev);
+        assertThat(f.culprit()).isEqualTo("acme.Assets.scan:40");
+        assertThat(f.summary()).endsWith("~5 s time-to-live expires while idle and is refilled by jar-scan in acme.Assets.scan:40;"
+                + " the host also reclaims the idle JVM's memory: 300 major page faults per request after the gap vs 0 back-to-back.");
+        assertThat(f.fix()).startsWith("Lengthen the cache TTL");
+    }
+
+    @Test
+    void aFewFaultsAfterTheGapAreNotTheHosts() {
+        var ev = CaseBuilder.in(dir, 60, 2)
+                .table("idle-gap", row("gapMs", 0, "count", 40, "p50Ms", 4.0, "p99Ms", 9.0, "majorFaults", 0.0),
+                        row("gapMs", 5000, "count", 10, "p50Ms", 80.0, "p99Ms", 120.0, "majorFaults", 3.0)).evidence();
+        Finding f = new IdleGapRule().evaluate(ev);
+        assertThat(f.summary()).contains("time-to-live").doesNotContain("page faults");
+    }
+
+    @Test
     void idleGapCorrelationAloneIsAWarning() {
         var ev = CaseBuilder.in(dir, 10, 2).table("routes", row("route", "GET /", "idleGapCorrelation", 0.8)).evidence();
         Finding f = new IdleGapRule().evaluate(ev);

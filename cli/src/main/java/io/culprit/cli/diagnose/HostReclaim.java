@@ -1,4 +1,4 @@
-package io.culprit.cli.it;
+package io.culprit.cli.diagnose;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,23 +7,21 @@ import java.util.stream.Stream;
 
 /**
  * Whether this host pages out memory a process leaves idle: a running DAMON kdamond with a
- * {@code pageout} scheme (sysfs, {@code /sys/kernel/mm/damon/admin}). On such a host, a JVM idle for
+ * {@code pageout} scheme (sysfs, {@code /sys/kernel/mm/damon/admin}). On such a host a JVM idle for
  * about a second loses its file-backed pages (without swap: libjvm's text, the CDS archive, the
- * modules image) and its next request refaults them, 40-150 ms on session 48's machine: any service's
- * latency then depends on the idle gap before a request, whatever its code does.
+ * modules image) and its next request refaults them, 40-150 ms on session 48's machine: any
+ * service's latency then depends on the idle gap before a request, whatever its code does. The
+ * case records it ({@code target.hostReclaim}) so that idle-gap-latency can tell the host's reclaim
+ * from a cache that expires.
  */
-final class HostMemory {
+public final class HostReclaim {
 
     private static final Path KDAMONDS = Path.of("/sys/kernel/mm/damon/admin/kdamonds");
 
-    private HostMemory() { }
+    private HostReclaim() { }
 
-    static boolean pagesOutIdleMemory() {
-        return !describe().isEmpty();
-    }
-
-    /** "kdamond 0: pageout of regions idle for 12 aggregations", or "" when none runs. */
-    static String describe() {
+    /** "kdamond 0: pageout of regions idle for 12 aggregations", or "" when none runs (or not Linux). */
+    public static String describe() {
         if (!Files.isDirectory(KDAMONDS)) return "";
         try (Stream<Path> kdamonds = Files.list(KDAMONDS)) {
             for (Path k : (Iterable<Path>) kdamonds::iterator) {
@@ -37,7 +35,7 @@ final class HostMemory {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            return "";
+            return "";  // sysfs unreadable (a container without it): nothing known, nothing claimed
         }
         return "";
     }
