@@ -12,6 +12,7 @@ import io.culprit.model.Severity;
 import io.culprit.model.Table;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * An access token fetched for every call it authorizes: a remote call whose target names a token
@@ -83,10 +84,22 @@ public final class TokenPerCallRule implements Rule {
         return SequentialCallsRule.REMOTE_KINDS.contains(t.text(i, "kind"));
     }
 
-    /** A target naming a token: its path or method ({@code /oauth/token}, {@code IssueToken}, {@code /token?grant…}). */
+    /**
+     * Words by which token and sign-in services name themselves: a token ({@code /oauth/token},
+     * {@code IssueToken}, OIDC's {@code /connect/token}), OAuth, an authentication or login
+     * endpoint, credentials, a JWT, AWS STS's AssumeRole. "auth" only as a whole path or method
+     * segment: {@code /authors} is not one.
+     */
+    private static final Pattern TOKEN_WORDS = Pattern.compile(
+            "token|oauth|authenticat|credential|jwt|assumerole|login|signin|sign-in|(^|[/.])auth([/?.]|$)");
+
+    /** A target naming a token service: its path or method ({@code /oauth/token}, {@code IssueToken}, {@code /auth/login}). */
     static boolean namesToken(String target) {
         String path = target.contains("://") ? target.substring(target.indexOf("://") + 3) : target;
-        return path.toLowerCase(Locale.ROOT).contains("token");
+        int slash = path.indexOf('/');
+        // The host is not the endpoint: auth.example.com serves more than its token calls.
+        if (target.contains("://") && slash >= 0) path = path.substring(slash);
+        return TOKEN_WORDS.matcher(path.toLowerCase(Locale.ROOT)).find();
     }
 
     /** The remote row, not a token call, with about {@code row}'s count; -1 when none. */
