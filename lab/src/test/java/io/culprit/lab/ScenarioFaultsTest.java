@@ -6,6 +6,7 @@ import com.netflix.hystrix.util.HystrixTimer;
 import io.culprit.lab.customers.ProductLookup;
 import io.culprit.lab.data.PoolMetrics;
 import io.culprit.lab.orders.StatementService;
+import io.culprit.model.HostReclaim;
 import java.lang.management.ManagementFactory;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
@@ -111,8 +112,8 @@ class ScenarioFaultsTest {
         assertThat(faulty).isGreaterThanOrEqualTo(20);
         // A host that pages out memory left idle for a second (DAMON's pageout scheme on session 48's machine, no
         // swap: the JVM's file-backed pages) gives every request after a gap 40-150 ms of its own, the fixed twin's too.
-        org.junit.jupiter.api.Assumptions.assumeFalse(HostMemory.pagesOutIdleMemory(),
-                () -> "the host pages out idle memory (" + HostMemory.describe() + "): the fixed twin's idle penalty is the host's");
+        org.junit.jupiter.api.Assumptions.assumeTrue(HostReclaim.describe().isEmpty(),
+                () -> "the host pages out idle memory (" + HostReclaim.describe() + "): the fixed twin's idle penalty is the host's");
         assertThat(fixed).isLessThan(20);
     }
 

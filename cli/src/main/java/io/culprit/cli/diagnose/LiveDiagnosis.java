@@ -19,6 +19,7 @@ import io.culprit.load.ResultJson;
 import io.culprit.load.WindowStats;
 import io.culprit.model.CaseFile;
 import io.culprit.model.CaseInfo;
+import io.culprit.model.HostReclaim;
 import io.culprit.model.Series;
 import java.io.PrintStream;
 import java.net.URI;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.culprit.cli.diagnose.HostReclaim;
+import io.culprit.model.HostReclaim;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

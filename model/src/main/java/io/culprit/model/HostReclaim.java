@@ -1,4 +1,4 @@
-package io.culprit.cli.diagnose;
+package io.culprit.model;
 
 import java.io.IOException;
 import java.nio.file.Files;
