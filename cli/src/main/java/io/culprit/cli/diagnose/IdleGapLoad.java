@@ -35,7 +35,7 @@ final class IdleGapLoad {
     private final int burst;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<long[]> samples = new ArrayList<>();  // {epochMs, gapMs, latencyMicros, failed, majorFaults}
-    /** The target's major page faults, read around each request; null when not counted. */
+    /** The target's major page faults, read around each request (-1 where /proc cannot be read). */
     private final ProcessFaults faults;
 
     IdleGapLoad(URI url, String method, Map<String, String> headers, byte[] body, Duration gap, int burst, ProcessFaults faults) {
@@ -58,7 +58,7 @@ final class IdleGapLoad {
             if (bursts > 0) Thread.sleep(gap.toMillis());
             long[] first = null;
             for (int i = 0; i < burst; i++) {
-                long faultsBefore = faults == null ? -1 : faults.major();
+                long faultsBefore = faults.major();
                 long start = System.nanoTime();
                 boolean failed = !send();
                 long now = System.nanoTime();
@@ -114,7 +114,8 @@ final class IdleGapLoad {
             if (counted) row.put("majorFaults", in.stream().mapToLong(s -> s[4]).average().orElse(0));
             rows.add(row);
         }
-        List<String> columns = counted ? List.of("gapMs", "count", "p50Ms", "p99Ms", "majorFaults") : List.of("gapMs", "count", "p50Ms", "p99Ms");
+        List<String> columns = new ArrayList<>(List.of("gapMs", "count", "p50Ms", "p99Ms"));
+        if (counted) columns.add("majorFaults");
         return new Table("idle-gap", columns, rows);
     }
 

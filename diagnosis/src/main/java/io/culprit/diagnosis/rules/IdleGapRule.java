@@ -54,7 +54,7 @@ public final class IdleGapRule implements Rule {
         b.number(rText, "tables/routes");
         String what = "latency correlates with the idle gap before each request at r = " + rText;
         if (r < CORRELATION_WARN) return b.summary(what + ": no idle-time dependency.").build();
-        return withCause(ev, b.score(r * r * 0.5), what + " (no gap buckets to date the expiry)", "");
+        return withCause(ev, refill(ev), b.score(r * r * 0.5), what + " (no gap buckets to date the expiry)", "");
     }
 
     private Finding fromBuckets(Evidence ev, Table t, double r) {
@@ -90,13 +90,14 @@ public final class IdleGapRule implements Rule {
                         + n.tag(Fmt.pct(affected / count), "tables/idle-gap") + " of requests"
                         + (Double.isFinite(r) ? ", r = " + n.tag(String.format(Locale.ROOT, "%.2f", r), "tables/routes") : "") + ")";
         String ttl = ": something with a ~" + n.tag(Fmt.ms(t.number(jump, "gapMs")), row) + " time-to-live expires while idle";
-        if (!refaulted(t, jump)) return withCause(ev, b.numbers(n.refs()), head + ttl, "");
+        Refill refill = refill(ev);
+        if (!refaulted(t, jump)) return withCause(ev, refill, b.numbers(n.refs()), head + ttl, "");
         String reclaim = ev.info().target().getOrDefault("hostReclaim", "");
         String faults = n.tag(Fmt.num(t.number(jump, "majorFaults")), row) + " major page faults per request after the gap vs "
                 + n.tag(Fmt.num(t.number(0, "majorFaults")), first) + " back-to-back" + (reclaim.isEmpty() ? "" : " (" + reclaim + ")");
         b.numbers(n.refs());
         // Work the code redoes after the gap stays the cause, the host's share beside it.
-        if (refill(ev) != null) return withCause(ev, b, head + ttl, "; the host also reclaims the idle JVM's memory: " + faults);
+        if (refill != null) return withCause(ev, refill, b, head + ttl, "; the host also reclaims the idle JVM's memory: " + faults);
         return b.summary(head + ": each reads the JVM's own memory back from disk, " + faults
                         + ": the host reclaimed it while the service was idle.")
                 .explains("outside-handler").explains("tail-latency")
@@ -129,24 +130,24 @@ public final class IdleGapRule implements Rule {
             for (int i = 0; i < t.rows().size(); i++) {
                 String kind = t.text(i, "kind"), caller = t.text(i, "caller");
                 if (("jar-scan".equals(kind) || "resource-lookup".equals(kind)) && caller != null) {
-                    return new Refill(kind + " in " + caller, caller, true);
+                    return new Refill(kind + " in " + caller, caller, Double.NaN);
                 }
             }
         }
         String caller = ev.cpuCaller(Frames::isLookup);
         double share = ev.cpuShare(Frames::isLookup);
-        return caller != null && share > 0 ? new Refill("lookups (" + Fmt.pct(share) + " of CPU samples) from " + caller, caller, false) : null;
+        return caller != null && share > 0 ? new Refill("lookups (" + Fmt.pct(share) + " of CPU samples) from " + caller, caller, share) : null;
     }
 
-    private record Refill(String text, String caller, boolean classloading) { }
+    /** {@code cpuShare}: the lookups' share of CPU samples when the profile named the refill; NaN when the classloading table did. */
+    private record Refill(String text, String caller, double cpuShare) { }
 
     // The culprit is the refill's caller; `also` adds what else the request pays after the gap.
-    private Finding withCause(Evidence ev, Finding.Builder b, String summary, String also) {
-        Refill refill = refill(ev);
+    private Finding withCause(Evidence ev, Refill refill, Finding.Builder b, String summary, String also) {
         if (refill != null) {
             summary += " and is refilled by " + refill.text();
-            if (refill.classloading()) b.explains("hot-path-classloading");
-            else b.number(Fmt.pct(ev.cpuShare(Frames::isLookup)), ev.cpuRef());
+            if (Double.isNaN(refill.cpuShare())) b.explains("hot-path-classloading");
+            else b.number(Fmt.pct(refill.cpuShare()), ev.cpuRef());
         }
         return b.summary(summary + also + ".").culprit(refill == null ? null : refill.caller())
                 .explains("outside-handler").explains("tail-latency")

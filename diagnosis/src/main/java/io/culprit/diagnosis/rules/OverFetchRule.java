@@ -114,7 +114,7 @@ public final class OverFetchRule implements Rule {
     private static double cpuShare(Evidence ev, String method) {
         if (method == null) return 0;
         CpuProfile p = ProfileGate.enough(ev);
-        return p == null || p.samples() == 0 ? 0 : (double) p.only(st -> Frames.hasMethod(st, method)).samples() / p.samples();
+        return p == null || p.samples() == 0 ? 0 : p.share(f -> Frames.stripLine(f).equals(method));
     }
 
     /** Share of sampled allocation under the statement's caller. */
