@@ -467,6 +467,19 @@ public final class Evidence {
         return s == null ? "" : s;
     }
 
+    /**
+     * A {@code calls} row's application frames, innermost first: its {@code callStack} (six frames,
+     * from session 51's agent on), else its {@code callPath}, else its {@code caller}; empty when
+     * the agent could not place the call.
+     */
+    public static List<String> callFrames(Table t, int row) {
+        String s = text(t, row, "callStack");
+        if (s.isEmpty()) s = text(t, row, "callPath");
+        if (s.isEmpty()) s = text(t, row, "caller");
+        if (s.isEmpty() || s.startsWith("(")) return List.of();
+        return List.of(s.split(" ← "));
+    }
+
     /** A number from a table's meta, NaN when absent. */
     public static double meta(Table t, String key) {
         if (t == null) return Double.NaN;

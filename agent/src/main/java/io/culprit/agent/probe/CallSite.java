@@ -17,11 +17,23 @@ final class CallSite {
      * query in a loop, the repository method and the loop); further up is the web framework.
      */
     static final int PATH = 2;
-    static final CallSite UNKNOWN = new CallSite("(unknown)", "(unknown)", false, null, null);
+    /**
+     * Frames kept for the rules ({@link #stack}), past {@link #PATH}: a repository's shared helper
+     * ({@code JdbiRepository.one}, called by every repository method) takes a frame of its own,
+     * and the loop is then two frames out or more (blind round 21).
+     */
+    static final int STACK = 6;
+    static final CallSite UNKNOWN = new CallSite("(unknown)", "(unknown)", null, false, null, null);
 
     final String caller;
     /** Up to {@link #PATH} frames of distinct classes, innermost first, joined by " ← ". */
     final String path;
+    /**
+     * Up to {@link #STACK} frames from the call site out: the path's, and past the call site the
+     * other methods of a class as well (the path keeps one frame per class), and frames beyond
+     * the path's two (the web framework's among them); null when that is no more than the path.
+     */
+    final String stack;
     /**
      * Made by a scheduled task and not inside a request (a cache reloaded every 200 ms by
      * {@code @Scheduled}): its time is no request's, though it shares their pool and database.
@@ -41,9 +53,10 @@ final class CallSite {
      */
     final String catalogVia;
 
-    private CallSite(String caller, String path, boolean background, String bypass, String catalogVia) {
+    private CallSite(String caller, String path, String stack, boolean background, String bypass, String catalogVia) {
         this.caller = caller;
         this.path = path;
+        this.stack = stack;
         this.background = background;
         this.bypass = bypass;
         this.catalogVia = catalogVia;
@@ -64,6 +77,7 @@ final class CallSite {
         int[] committing = {0};  // 1: inside a transaction's commit, 2: its method taken
         ProxyBypass.Scan bypass = new ProxyBypass.Scan();
         String[] catalog = {null, null};  // {the metadata frame, the frame just inside the application's}
+        List<String> deep = new ArrayList<>(STACK);
         List<String> app = WALKER.walk(frames -> {
             List<String> out = new ArrayList<>(PATH);
             String lastClass = null, inner = null;
@@ -84,28 +98,48 @@ final class CallSite {
                     committing[0] = 2;
                     lastClass = proxied;
                     out.add(proxied + "." + f.getMethodName());
+                    deep.add(out.get(0));
                     continue;
                 }
                 if (!out.isEmpty() && c.equals(lastClass) && out.get(out.size() - 1).endsWith(":-1") && f.getLineNumber() >= 0) {
                     // A method with no line table in the application's class is one a bytecode enhancer
                     // added (Panache's count/find/list in a repository): the class's own method that called it is the site.
-                    out.set(out.size() - 1, c + "." + f.getMethodName() + ":" + f.getLineNumber());
+                    int at = deep.lastIndexOf(out.get(out.size() - 1));
+                    out.set(out.size() - 1, frame(f));
+                    if (at >= 0) deep.set(at, out.get(out.size() - 1));
                     continue;
                 }
                 if (out.size() == PATH || skipped || c.equals(lastClass) || passedOver.test(f)) {
                     if (out.isEmpty() && !c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("io.culprit.")) inner = c + "." + f.getMethodName();
+                    // Past the call site the stack keeps the class's other methods too: a loop in the
+                    // repository's own class around its finder is the loop.
+                    else if (!out.isEmpty() && deep.size() < STACK && !skipped && !passedOver.test(f) && !sameMethod(deep, f)) deep.add(frame(f));
                     continue;
                 }
                 if (out.isEmpty()) catalog[1] = inner;
                 lastClass = c;
-                out.add(c + "." + f.getMethodName() + ":" + f.getLineNumber());
+                out.add(frame(f));
+                if (deep.size() < STACK) deep.add(out.get(out.size() - 1));
             }
             return out;
         });
         boolean background = scheduled[0] && !scheduled[1];
         String via = catalog[0] == null ? null : catalog[1] != null ? catalog[1] : catalog[0];
-        return app.isEmpty() ? new CallSite(UNKNOWN.caller, UNKNOWN.path, background, bypass.result(), via)
-                : new CallSite(app.get(0), String.join(" ← ", app), background, bypass.result(), via);
+        if (app.isEmpty()) return new CallSite(UNKNOWN.caller, UNKNOWN.path, null, background, bypass.result(), via);
+        return new CallSite(app.get(0), String.join(" ← ", app), deep.size() > app.size() ? String.join(" ← ", deep) : null,
+                background, bypass.result(), via);
+    }
+
+    private static String frame(StackWalker.StackFrame f) {
+        return f.getClassName() + "." + f.getMethodName() + ":" + f.getLineNumber();
+    }
+
+    /** Whether {@code f} is the same method as the last frame kept (recursion, or an overload's delegation). */
+    private static boolean sameMethod(List<String> kept, StackWalker.StackFrame f) {
+        if (kept.isEmpty()) return false;
+        String last = kept.get(kept.size() - 1);
+        String method = f.getClassName() + "." + f.getMethodName();
+        return last.startsWith(method) && last.length() > method.length() && last.charAt(method.length()) == ':';
     }
 
     /** Classes whose frames run a scheduled task: the JDK's scheduled executors and Timer, Spring's and Quartz's jobs. */

@@ -100,6 +100,7 @@ final class CallStats {
         r.put("perRequest", requests > 0 && !background ? (double) count / requests : null);
         r.put("caller", site.caller);
         r.put("callPath", site.path);
+        if (site.stack != null) r.put("callStack", site.stack);
         if (site.bypass != null) r.put("proxyBypass", site.bypass);
         if (site.catalogVia != null) r.put("catalogVia", site.catalogVia);
         if (database != null && !database.isEmpty()) r.put("database", database);

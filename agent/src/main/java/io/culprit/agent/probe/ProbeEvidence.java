@@ -16,7 +16,7 @@ public final class ProbeEvidence {
             "containerMs", "idleGapCorrelation", "meanMs");
     static final List<String> IDLE_GAP = List.of("gapMs", "count", "p50Ms", "p99Ms");
     static final List<String> CALLS = List.of("kind", "target", "count", "totalMs", "p99Ms", "maxMs", "slowCount",
-            "shareOfRequestTime", "errors", "perRequest", "caller", "callPath", "heldMs", "eventLoopMs", "poolWaitMs", "resultSets",
+            "shareOfRequestTime", "errors", "perRequest", "caller", "callPath", "callStack", "heldMs", "eventLoopMs", "poolWaitMs", "resultSets",
             "rows", "rowsMax", "binds", "database", "proxyBypass", "catalogVia", "reactiveClient");
 
     static final List<String> BEANS = List.of("bean", "type", "scope", "count", "perRequest");

@@ -2,6 +2,7 @@ package io.culprit.agent.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import acme.QuoteCache;
 import io.culprit.agent.instrument.Instrumenter;
 import java.lang.reflect.Method;
 import java.util.HashMap;
@@ -58,5 +59,30 @@ class CacheKeysTest {
         // SimpleKey wraps both arguments: each is looked at, and both compare by value.
         assertThat(byKey.get("java.lang.String")).containsEntry("keyEquality", "value").containsEntry("calls", 10L);
         assertThat(byKey.get("java.lang.Integer")).containsEntry("keyEquality", "value");
+    }
+
+    /**
+     * Keys the application hands Caffeine and Guava itself: each new key object is counted as new,
+     * the same instance asked again is not, and the row names the application frame that asked.
+     */
+    @Test
+    void aLibraryCacheKeyedByIdentityIsNamedWithTheMethodThatAskedAndItsNewKeysCounted() throws Exception {
+        QuoteCache cache = new QuoteCache();
+        cache.quote(new QuoteCache.QuoteKey("warm-up"));  // loaded, as in a running service
+        cache.guavaQuote(new QuoteCache.QuoteKey("warm-up"));
+        Probes p = Probes.ensure(ProbeContext.INST);
+        for (int i = 0; i < 30; i++) cache.quote(new QuoteCache.QuoteKey("eu"));
+        QuoteCache.QuoteKey same = new QuoteCache.QuoteKey("us");
+        for (int i = 0; i < 30; i++) cache.guavaQuote(same);
+
+        Map<String, Map<String, Object>> byCache = new HashMap<>();
+        for (Map<String, Object> r : p.cacheKeys.rows(30)) byCache.put((String) r.get("cache"), r);
+        assertThat(byCache.get("caffeine")).containsEntry("key", QuoteCache.QuoteKey.class.getName())
+                .containsEntry("keyEquality", "identity").containsEntry("calls", 30L).containsEntry("newKeys", 30L)
+                .containsEntry("perRequest", 1.0);
+        assertThat((String) byCache.get("caffeine").get("method")).matches("acme\\.QuoteCache\\.quote:\\d+");
+        // One instance asked 30 times: its entry is found every time, identity or not.
+        assertThat(byCache.get("guava")).containsEntry("calls", 30L).containsEntry("newKeys", 1L);
+        assertThat((String) byCache.get("guava").get("method")).matches("acme\\.QuoteCache\\.guavaQuote:\\d+");
     }
 }

@@ -171,6 +171,16 @@ class PoolAndCallProbeTest {
     }
 
     @Test
+    void theCallStackKeepsTheLoopInTheFindersOwnClassThatThePathFoldsAway() throws Exception {
+        Probes p = Probes.ensure(ProbeContext.INST);
+        assertThat(new acme.OrderLines(ds).allLines(12)).isEqualTo(12);
+        Map<String, Object> row = CallRows.row(p, "sql", "SELECT ? + ? FROM DUAL");
+        // The path keeps a frame per class, so the loop in OrderLines is not on it; the stack has it.
+        assertThat((String) row.get("callPath")).startsWith("acme.OrderLines.lines:").doesNotContain("allLines");
+        assertThat((String) row.get("callStack")).matches("acme\\.OrderLines\\.lines:\\d+ ← acme\\.OrderLines\\.allLines:\\d+ ← .*");
+    }
+
+    @Test
     void renewStartsCountingAfreshOnTheSameWeaving() throws Exception {
         Probes first = Probes.ensure(ProbeContext.INST);
         int liveBefore = Instrumenter.liveCount();

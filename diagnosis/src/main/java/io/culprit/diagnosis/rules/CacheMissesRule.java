@@ -91,20 +91,38 @@ public final class CacheMissesRule implements Rule {
         String costText = k.callShare >= (Double.isNaN(k.cpuShare) ? 0 : k.cpuShare)
                 ? "the dependency calls it makes take " + n.tag(Fmt.pct(k.callShare), "tables/calls") + " of the requests' time"
                 : "it holds " + n.tag(Fmt.pct(k.cpuShare), ev.cpuRef()) + " of the CPU samples";
-        return finding(sev).score(Math.max(cost, 0.2)).evidence("tables/cache-keys").culprit(k.method)
-                .summary("the cache key of " + k.method + " is built from a " + k.key + " ("
-                        + n.tag(Fmt.num(k.perRequest), ref) + " a request), which keeps Object's equals and hashCode: no call"
-                        + " makes a key equal to a stored one, so every call misses and runs the method; " + costText + ".")
-                .explanation("An annotation-driven cache (@Cacheable) keys an entry by the method's arguments and finds it again"
-                        + " with their equals and hashCode. " + key + " keeps Object's, which are the instance's identity, and"
-                        + " the callers build a new one for every call: the cache stores an entry per call that nothing reads"
-                        + " again, and the method runs every time, as if it were not cached.")
-                .fix("Give " + key + " equals and hashCode over the fields that identify the result (a record has them), or"
-                        + " name the key from those fields (@Cacheable(key = ...)); then check the hit rate in the cache's"
-                        + " metrics. " + "Until then the cache also fills with dead entries: bound it.")
-                .confirm(ev.confirm("watch " + k.method.substring(0, k.method.lastIndexOf('.')) + " "
-                        + k.method.substring(k.method.lastIndexOf('.') + 1) + " -n 5") + ": the method runs on every call")
-                .explains("pool-size").explains("pool-starvation").explains("slow-calls").explains("chatty-calls")
+        String fresh = Double.isFinite(k.newShare) ? ", " + n.tag(Fmt.pct(Math.min(1, k.newShare)), ref) + " of them new objects" : "";
+        String method = k.methodName();
+        String cls = method.substring(0, method.lastIndexOf('.')), name = method.substring(method.lastIndexOf('.') + 1);
+        Finding.Builder b = finding(sev).score(Math.max(cost, 0.2)).evidence("tables/cache-keys").culprit(k.method);
+        if (k.library != null) {
+            String lib = "caffeine".equals(k.library) ? "Caffeine" : "Guava";
+            b.summary("the " + lib + " cache that " + k.method + " reads is keyed by a " + k.key + " (" + n.tag(Fmt.num(k.perRequest), ref)
+                            + " a request" + fresh + "), which keeps Object's equals and hashCode: no lookup finds the entry an"
+                            + " earlier call stored, so every call misses and runs the loader; " + costText + ".")
+                    .explanation(lib + " finds an entry by its key's hashCode and equals. " + key + " keeps Object's, which are the"
+                            + " instance's identity, and the caller builds a new one for every lookup: each misses, runs the loader and"
+                            + " stores an entry nothing reads again, as if there were no cache, and the dead entries fill the cache"
+                            + " until its bound evicts them (or, unbounded, the heap).")
+                    .fix("Give " + key + " equals and hashCode over the fields that identify the value (a record has them), or key the"
+                            + " cache by those values themselves (a String or a record of them); then check the hit rate ("
+                            + ("caffeine".equals(k.library) ? "Caffeine.recordStats() and cache.stats().hitRate()" : "CacheBuilder.recordStats()"
+                            + " and cache.stats().hitRate()") + ").")
+                    .confirm(ev.confirm("trace " + cls + " " + name + " -n 5") + ": the loader runs under every call");
+        } else {
+            b.summary("the cache key of " + k.method + " is built from a " + k.key + " (" + n.tag(Fmt.num(k.perRequest), ref)
+                            + " a request" + fresh + "), which keeps Object's equals and hashCode: no call makes a key equal to a"
+                            + " stored one, so every call misses and runs the method; " + costText + ".")
+                    .explanation("An annotation-driven cache (@Cacheable) keys an entry by the method's arguments and finds it again"
+                            + " with their equals and hashCode. " + key + " keeps Object's, which are the instance's identity, and"
+                            + " the callers build a new one for every call: the cache stores an entry per call that nothing reads"
+                            + " again, and the method runs every time, as if it were not cached.")
+                    .fix("Give " + key + " equals and hashCode over the fields that identify the result (a record has them), or"
+                            + " name the key from those fields (@Cacheable(key = ...)); then check the hit rate in the cache's"
+                            + " metrics. " + "Until then the cache also fills with dead entries: bound it.")
+                    .confirm(ev.confirm("watch " + cls + " " + name + " -n 5") + ": the method runs on every call");
+        }
+        return b.explains("pool-size").explains("pool-starvation").explains("slow-calls").explains("chatty-calls")
                 .explains("cpu-hotspot").explains("cpu-saturation").explains("tail-latency").explains("capped-calls")
                 .numbers(n.refs())
                 .build();

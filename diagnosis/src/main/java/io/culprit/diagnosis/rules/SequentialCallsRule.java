@@ -129,17 +129,17 @@ public final class SequentialCallsRule implements Rule {
     }
 
     /**
-     * The method that makes the calls in turn: where the rows' call paths ({@code callPath}, the
-     * caller first) part, if every row is there in one method at its own line (a shared wrapper
+     * The method that makes the calls in turn: where the rows' call paths ({@link Evidence#callFrames},
+     * the caller first) part, if every row is there in one method at its own line (a shared wrapper
      * such as {@code PartnerClient.fetch} above it is the same frame in each). Null when the paths
      * are unknown or part elsewhere: the target's shape is then the culprit.
      */
     static String maker(Table t, List<Integer> rows) {
         List<String[]> paths = new ArrayList<>();
         for (int i : rows) {
-            String path = Evidence.text(t, i, "callPath");
-            if (path.isEmpty() || path.equals("(unknown)")) return null;
-            paths.add(path.split(" ← "));
+            List<String> frames = Evidence.callFrames(t, i);
+            if (frames.isEmpty()) return null;
+            paths.add(frames.toArray(new String[0]));
         }
         for (int depth = 0; ; depth++) {
             Set<String> frames = new HashSet<>(), methods = new HashSet<>();
@@ -157,7 +157,7 @@ public final class SequentialCallsRule implements Rule {
     private static String lines(Table t, List<Integer> rows, String maker) {
         TreeSet<Integer> out = new TreeSet<>();
         for (int i : rows) {
-            for (String f : Evidence.text(t, i, "callPath").split(" ← ")) {
+            for (String f : Evidence.callFrames(t, i)) {
                 if (!Frames.stripLine(f).equals(maker) || f.length() == maker.length()) continue;
                 try {
                     out.add(Integer.parseInt(f.substring(maker.length() + 1)));

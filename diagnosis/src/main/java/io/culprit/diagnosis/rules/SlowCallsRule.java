@@ -285,12 +285,12 @@ public final class SlowCallsRule implements Rule {
         }
     }
 
-    /** "; called from a.B.m:1 ← c.D.n:2" when the agent placed the call (calls.callPath / caller), else "". */
     /** A {@code calls} row the agent marked {@code background}: first made by a scheduled task, outside any request. */
     static boolean background(Table calls, int row) {
         return Boolean.parseBoolean(calls.text(row, "background"));
     }
 
+    /** "; called from a.B.m:1 ← c.D.n:2" when the agent placed the call (calls.callPath / caller), else "". */
     static String calledFrom(Table t, int row) {
         String path = Evidence.text(t, row, "callPath");
         String where = path.isEmpty() ? Evidence.text(t, row, "caller") : path;
@@ -319,10 +319,9 @@ public final class SlowCallsRule implements Rule {
         return best;
     }
 
-    /** Whether {@code method} (no line) is on row {@code i}'s call path (its caller when the path is unknown). */
+    /** Whether {@code method} (no line) is among row {@code i}'s frames ({@link Evidence#callFrames}). */
     static boolean onPath(Table t, int i, String method) {
-        String path = Evidence.text(t, i, "callPath").isEmpty() ? Evidence.text(t, i, "caller") : Evidence.text(t, i, "callPath");
-        for (String f : path.split(" ← ")) if (Frames.stripLine(f.trim()).equals(method)) return true;
+        for (String f : Evidence.callFrames(t, i)) if (Frames.stripLine(f.trim()).equals(method)) return true;
         return false;
     }
 

@@ -42,6 +42,36 @@ class ChattyCallsRuleTest {
         assertThat(f.explains()).contains("pool-starvation", "tail-latency", "cpu-saturation");
     }
 
+    /**
+     * Blind round 21's shape: every repository runs its statement through one helper's lambda, so
+     * the helper is every statement's first frame; the repeated statement's own site is past it.
+     */
+    @Test
+    void aHelperEveryStatementRunsThroughIsPassedForTheFirstFrameOfTheRepeatedStatementsOwn() {
+        String helper = "com.acme.db.JdbiRepository.lambda$one$0:33";
+        var ev = CaseBuilder.in(dir, 10, 2).table("calls",
+                row("kind", "sql", "target", "SELECT * FROM vehicle WHERE id = ?", "count", 30 * 900, "totalMs", 5_400.0,
+                        "shareOfRequestTime", 0.6, "perRequest", 30.0, "caller", "com.acme.db.JdbiRepository.lambda$one$0:33",
+                        "callPath", "com.acme.db.JdbiRepository.lambda$one$0:33 ← com.acme.fleet.VehicleRepository.findById:18",
+                        "callStack", helper + " ← com.acme.fleet.VehicleRepository.findById:18 ← com.acme.fleet.BacklogService.resolve:52"
+                                + " ← org.springframework.web.method.support.InvocableHandlerMethod.doInvoke:205"),
+                row("kind", "sql", "target", "SELECT * FROM backlog ORDER BY due LIMIT ?", "count", 900, "totalMs", 360.0,
+                        "shareOfRequestTime", 0.04, "perRequest", 1.0, "caller", "com.acme.db.JdbiRepository.lambda$list$1:41",
+                        "callStack", "com.acme.db.JdbiRepository.lambda$list$1:41 ← com.acme.fleet.BacklogRepository.open:12"
+                                + " ← com.acme.fleet.BacklogService.resolve:47"),
+                row("kind", "sql", "target", "SELECT * FROM driver WHERE id = ?", "count", 900, "totalMs", 180.0,
+                        "shareOfRequestTime", 0.02, "perRequest", 1.0, "caller", "com.acme.db.JdbiRepository.lambda$one$0:33",
+                        "callStack", helper + " ← com.acme.fleet.DriverRepository.findById:22 ← com.acme.fleet.DriverService.get:15"))
+                .evidence();
+        Finding f = new ChattyCallsRule().evaluate(ev);
+        assertThat(f.culprit()).isEqualTo("com.acme.fleet.VehicleRepository.findById:18");
+        assertThat(f.summary()).contains("; called from com.acme.fleet.VehicleRepository.findById:18 ← com.acme.fleet.BacklogService.resolve:52,"
+                + " through com.acme.db.JdbiRepository.lambda$one$0, which the service's other statements also run through");
+        assertThat(f.confirm()).endsWith("\"trace com.acme.fleet.BacklogService resolve -n 3\"");
+        // The helper's statements that part at their first frame (one's lambda and list's) share nothing with it.
+        assertThat(ChattyCallsRule.sharedHelper(ev.table("calls").orElseThrow(), 1)).isZero();
+    }
+
     @Test
     void aFifthOfRequestTimeIsAWarning() {
         Finding f = new ChattyCallsRule().evaluate(calls(40, 0.3));
