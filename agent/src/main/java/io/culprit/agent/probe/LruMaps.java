@@ -20,12 +20,22 @@ import java.util.concurrent.atomic.LongAdder;
  * looked at then too: a key whose class keeps Object's equals or hashCode is equal only to
  * itself, so a key made afresh for each lookup never finds the entry stored under an equal one,
  * and the cache misses whatever its bound.
+ *
+ * <p>A bounded map is not always a cache: an archive of the newest receipts, keyed by a number
+ * that never comes back, evicts on every insert and recomputes nothing (the lab's receipt-leak
+ * fixed twin read as a thrashing cache). So a sample of the evicted keys (one in
+ * {@link #SAMPLE} by hash) is remembered by hash code, and an evicted key seen evicted before is
+ * counted as one that came back: a cache's keys return, an archive's do not.
  */
 final class LruMaps {
 
     static final String BASE = "java.util.LinkedHashMap";
     static final List<String> COLUMNS = List.of("map", "bound", "inserts", "evictions", "evictionsPerRequest", "filler", "fillPath",
-            "key", "keyEquality");
+            "key", "keyEquality", "sampledEvictions", "returnedKeys");
+    /** One evicted key in this many (by its hash's bits) is remembered: 4,096 slots then cover ~65,000 keys. */
+    static final int SAMPLE = 16;
+    /** Remembered evicted keys' hash codes per map class, a slot each: a later one in the slot overwrites. */
+    static final int SLOTS = 4096;
     /**
      * Frameworks' own subclasses, left unwoven: Spring's LinkedCaseInsensitiveMap bounds nothing
      * but is called for every header of every request, and the rest are not caches of computed values.
@@ -45,9 +55,25 @@ final class LruMaps {
         /** The class of the first evicted key, and whether it compares by identity: set with the filler. */
         volatile String key;
         volatile boolean identityKey;
+        /** Evictions whose key was sampled, and of those the keys found evicted before. */
+        final LongAdder sampled = new LongAdder();
+        final LongAdder returned = new LongAdder();
+        /** Sampled evicted keys' hash codes (0: empty), written racily: a lost write forgets one key. */
+        final int[] evicted = new int[SLOTS];
 
         Stats(String map) {
             this.map = map;
+        }
+
+        /** An evicted key's hash: counted as sampled (one in {@link #SAMPLE}), and as returned when evicted before. */
+        void evicted(int hash) {
+            int mixed = hash * 0x9E3779B9;
+            if ((mixed & (SAMPLE - 1)) != 0) return;
+            sampled.increment();
+            int slot = (mixed >>> 4) & (SLOTS - 1);
+            int v = hash == 0 ? 1 : hash;
+            if (evicted[slot] == v) returned.increment();
+            else evicted[slot] = v;
         }
     }
 
@@ -73,8 +99,10 @@ final class LruMaps {
         s.evictions.increment();
         int bound = map.size() - 1;  // the new entry is in; the eldest leaves after this returns
         if (bound > s.bound) s.bound = bound;
-        if (s.filler != null) return;
         Object key = eldest instanceof Map.Entry ? ((Map.Entry<?, ?>) eldest).getKey() : null;
+        // The map hashed the key when it went in (a String's hash is kept in it, a record's is recomputed).
+        if (key != null) s.evicted(key.hashCode());
+        if (s.filler != null) return;
         if (key != null) {
             s.identityKey = comparesByIdentity(key.getClass());
             s.key = key.getClass().getName();
@@ -112,6 +140,8 @@ final class LruMaps {
             r.put("fillPath", f == null ? null : f.path);
             r.put("key", s.key);
             r.put("keyEquality", s.key == null ? null : s.identityKey ? "identity" : "value");
+            r.put("sampledEvictions", s.sampled.sum());
+            r.put("returnedKeys", s.returned.sum());
             rows.add(r);
         }
         rows.sort(Comparator.comparingLong((Map<String, Object> r) -> (Long) r.get("evictions")).reversed());

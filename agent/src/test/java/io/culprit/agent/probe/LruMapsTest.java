@@ -3,6 +3,7 @@ package io.culprit.agent.probe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import example.shop.LaneQuotes;
+import example.shop.ReceiptArchive;
 import example.shop.RegionRates;
 import io.culprit.agent.instrument.Instrumenter;
 import java.util.List;
@@ -41,8 +42,24 @@ class LruMapsTest {
         assertThat((String) row.get("filler")).startsWith(RegionRates.class.getName() + ".rate:");
         assertThat((double) row.get("evictionsPerRequest")).isEqualTo(evictions / 2_000.0);
         assertThat(row).containsEntry("key", "java.lang.String").containsEntry("keyEquality", "value");
+        // 400 keys through 64 places: the evicted keys come back and are evicted again.
+        long sampled = (Long) row.get("sampledEvictions"), returned = (Long) row.get("returnedKeys");
+        assertThat(sampled).isPositive();
+        assertThat(returned).isGreaterThan(sampled / 3);
         assertThat(ProbeContext.run(new CachesCommand(), false).text())
                 .containsPattern("RegionRates\\$1\\s+64\\s+1400\\s+936\\s+\\S+\\s+example\\.shop\\.RegionRates\\.rate:");
+    }
+
+    @Test
+    void anArchiveOfKeysThatNeverRepeatEvictsOnEveryInsertAndNoKeyComesBack() throws Exception {
+        new ReceiptArchive().issue("loaded");
+        Probes p = Probes.ensure(ProbeContext.INST);
+        ReceiptArchive archive = new ReceiptArchive();
+        for (int i = 0; i < 5_000; i++) archive.issue("receipt " + i);
+
+        Map<String, Object> row = p.lruMaps.rows(5_000).get(0);
+        assertThat(row).containsEntry("evictions", 4_800L).containsEntry("returnedKeys", 0L);
+        assertThat((Long) row.get("sampledEvictions")).as("about one in 16 of 4,800").isBetween(100L, 600L);
     }
 
     @Test

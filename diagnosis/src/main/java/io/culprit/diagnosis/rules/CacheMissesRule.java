@@ -69,8 +69,11 @@ public final class CacheMissesRule implements Rule {
     /** What the hand-made LRU maps did, for a summary that rules them out; empty without table {@code lru-maps}. */
     private static String lruNote(Evidence ev, Optional<ThrashingLru> lru) {
         if (ev.rows("lru-maps").isEmpty()) return "";
-        if (lru.isEmpty()) return " The application's LRU maps evicted on fewer than " + Fmt.pct(ThrashingLru.MIN_PER_REQUEST)
-                + " of the requests.";
+        if (lru.isEmpty()) {
+            String archive = ThrashingLru.archive(ev);
+            if (archive != null) return " " + archive;
+            return " The application's LRU maps evicted on fewer than " + Fmt.pct(ThrashingLru.MIN_PER_REQUEST) + " of the requests.";
+        }
         ThrashingLru l = lru.get();
         return " The LRU map " + l.map + " evicted on " + Fmt.pct(Math.min(1, l.perRequest)) + " of the requests, but what "
                 + Frames.stripLine(l.filler) + " does to fill it costs " + Fmt.pct(l.cost()) + ": too little to matter.";

@@ -1,6 +1,7 @@
 package io.culprit.diagnosis.rules;
 
 import io.culprit.diagnosis.Evidence;
+import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Frames;
 import io.culprit.model.Table;
 import java.util.Optional;
@@ -20,6 +21,15 @@ final class ThrashingLru {
 
     /** Evictions per request below which a bounded map is keeping its working set. */
     static final double MIN_PER_REQUEST = 0.05;
+    /**
+     * Sampled evictions ({@code sampledEvictions}) from which the keys that came back
+     * ({@code returnedKeys}) are read, and the share of them below which the map is no cache: its
+     * keys never return (an archive of the newest receipts by number, the lab's receipt-leak fixed
+     * twin), so an eviction recomputes nothing. A map whose keys compare by identity is read by
+     * its keys, not by this.
+     */
+    static final long MIN_SAMPLED = 30;
+    static final double MIN_RETURNED = 0.01;
 
     final int row;
     final String map;
@@ -72,7 +82,7 @@ final class ThrashingLru {
         for (int i = 0; i < t.rows().size(); i++) {
             String filler = t.text(i, "filler");
             double perRequest = t.number(i, "evictions") / requests;
-            if (filler == null || !(perRequest >= MIN_PER_REQUEST)) continue;
+            if (filler == null || !(perRequest >= MIN_PER_REQUEST) || keysNeverReturn(t, i)) continue;
             String method = Frames.stripLine(filler);
             double cpu = ev.cpuShare(f -> Frames.stripLine(f).equals(method));
             double callShare = 0;
@@ -92,5 +102,35 @@ final class ThrashingLru {
             if (best == null || candidate.cost() > best.cost()) best = candidate;
         }
         return Optional.ofNullable(best);
+    }
+
+    /** Whether the map's sampled evicted keys never came back (see {@link #MIN_RETURNED}); false when not counted. */
+    static boolean keysNeverReturn(Table t, int row) {
+        double sampled = t.number(row, "sampledEvictions");
+        return sampled >= MIN_SAMPLED && t.number(row, "returnedKeys") < MIN_RETURNED * sampled
+                && !"identity".equals(t.text(row, "keyEquality"));
+    }
+
+    /**
+     * "The LRU map X evicted on 95 % of the requests, but none of the 310 evicted keys sampled came
+     * back: …" for the map that evicted most among those whose keys never return; null when none did
+     * on {@link #MIN_PER_REQUEST} of the requests.
+     */
+    static String archive(Evidence ev) {
+        Optional<Table> rows = ev.rows("lru-maps");
+        double requests = ev.requestCount();
+        if (rows.isEmpty() || !(requests > 0)) return null;
+        Table t = rows.get();
+        int best = -1;
+        for (int i = 0; i < t.rows().size(); i++) {
+            if (!keysNeverReturn(t, i) || !(t.number(i, "evictions") / requests >= MIN_PER_REQUEST)) continue;
+            if (best < 0 || t.number(i, "evictions") > t.number(best, "evictions")) best = i;
+        }
+        if (best < 0) return null;
+        long returned = (long) t.number(best, "returnedKeys");
+        return "The LRU map " + t.text(best, "map") + " evicted on " + Fmt.pct(Math.min(1, t.number(best, "evictions") / requests))
+                + " of the requests, but " + (returned == 0 ? "none" : Fmt.num(returned)) + " of the "
+                + Fmt.num(t.number(best, "sampledEvictions")) + " evicted keys sampled came back: it keeps the newest entries of"
+                + " keys that do not repeat, and an eviction recomputes nothing.";
     }
 }
