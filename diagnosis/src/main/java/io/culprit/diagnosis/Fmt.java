@@ -30,6 +30,11 @@ public final class Fmt {
         return String.format(Locale.ROOT, "%.2g", v);
     }
 
+    /** Bytes in KiB, as {@link #num} prints them: 43,520 → "42.5 KB", 512 → "0.5 KB". */
+    public static String kb(double bytes) {
+        return num(bytes / 1024) + " KB";
+    }
+
     /** 4.06 → "4.1×", 345.4 → "345×". */
     public static String times(double v) {
         if (!Double.isFinite(v)) return "?";

@@ -14,11 +14,12 @@ import org.HdrHistogram.Histogram;
  * @param sent           requests written during the measured part
  * @param unsent         open model: requests the schedule intended but no connection could take by the end
  * @param closedByServer measured responses under 400 after which the server closed the connection (keep-alive refused)
+ * @param bodyBytes      the measured responses' body bytes, as decoded
  * @param targetRequests open model: requests the schedule intended in the measured part; NaN for closed
  * @param perRequest     one entry per plan request, in plan order (connect failures belong to none)
  */
 public record LoadResult(LoadPlan plan, long startEpochMs, long measuredNanos, long requests, long errors,
-                         long sent, long unsent, long closedByServer, double targetRequests, Map<String, Long> errorsByKind,
+                         long sent, long unsent, long closedByServer, long bodyBytes, double targetRequests, Map<String, Long> errorsByKind,
                          Map<Integer, Long> statusCounts, Histogram latency, Histogram service,
                          List<WindowStats> windows, List<RequestStats> perRequest) {
 

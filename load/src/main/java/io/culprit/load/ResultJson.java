@@ -138,6 +138,7 @@ public final class ResultJson {
         n.put("unsent", r.unsent());
         n.put("closed_by_server", r.closedByServer());
         n.put("responses", r.latency().getTotalCount());
+        n.put("body_bytes", r.bodyBytes());
         n.put("errors", r.errors());
         n.put("error_rate", r.errorRate());
         ObjectNode kinds = n.putObject("errors_by_kind");

@@ -80,6 +80,15 @@ class LoadEngineTest {
     }
 
     @Test
+    void theMeasuredResponsesBodyBytesAreCounted() {
+        try (TestServer server = new TestServer(1)) {
+            LoadResult r = LoadEngine.run(LoadPlan.closed(4, Duration.ofSeconds(1), List.of(RequestSpec.get(server.url("/")))), null);
+            assertThat(r.latency().getTotalCount()).isGreaterThan(100);
+            assertThat(r.bodyBytes()).as("\"ok\\n\" per response").isEqualTo(3 * r.latency().getTotalCount());
+        }
+    }
+
+    @Test
     void achievedRateMatchesTheRequestedRateWhenTheServerKeepsUp() {
         try (TestServer server = new TestServer(1)) {
             List<WindowStats> seen = new CopyOnWriteArrayList<>();

@@ -19,7 +19,7 @@ class ThresholdTest {
         latency.recordValueWithCount(300_000, 10);
         service.recordValueWithCount(10_000, 1000);
         LoadPlan plan = LoadPlan.closed(1, Duration.ofSeconds(10), List.of(RequestSpec.get("http://127.0.0.1:1/")));
-        return new LoadResult(plan, 0, 10_000_000_000L, 1000, 10, 1000, 0, 0, Double.NaN,
+        return new LoadResult(plan, 0, 10_000_000_000L, 1000, 10, 1000, 0, 0, 0, Double.NaN,
                 Map.of("http", 10L), Map.of(200, 990L, 500, 10L), latency, service, List.of(), List.of());
     }
 

@@ -89,6 +89,17 @@ public final class LoadJson {
         }).orElse(null);
     }
 
+    /**
+     * The measured responses' mean body size in bytes, as the generator decoded them; NaN without
+     * load.json or from a generator older than the count (session 51).
+     */
+    public static double bodyBytesPerResponse(Path caseDir) {
+        return read(caseDir).filter(r -> r.path("summary").has("body_bytes")).map(r -> {
+            double responses = num(r.path("summary").path("responses"));
+            return responses > 0 ? num(r.path("summary").path("body_bytes")) / responses : Double.NaN;
+        }).orElse(Double.NaN);
+    }
+
     /** The load model that drove the case ("open" or "closed"), or null without load.json. */
     public static String model(Path caseDir) {
         return read(caseDir).map(r -> r.path("plan").path("model").asText(null)).orElse(null);

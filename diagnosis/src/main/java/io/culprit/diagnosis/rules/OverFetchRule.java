@@ -8,6 +8,7 @@ import io.culprit.diagnosis.Fmt;
 import io.culprit.diagnosis.Frames;
 import io.culprit.diagnosis.Numbers;
 import io.culprit.diagnosis.Rule;
+import io.culprit.diagnosis.internal.LoadJson;
 import io.culprit.model.Finding;
 import io.culprit.model.Severity;
 import io.culprit.model.Table;
@@ -34,6 +35,13 @@ public final class OverFetchRule implements Rule {
     static final double COST_WARN = 0.1, COST_CRITICAL = 0.3;
     /** Or its share of sampled allocation: what the collector clears. */
     static final double ALLOC_WARN = 0.3, ALLOC_CRITICAL = 0.5;
+    /**
+     * Response bytes per row read from which the rows are taken to reach the client: a row sent as
+     * JSON or text takes more than this (the lab's n-plus-one fixed twin sends its 500 order lines
+     * in ~90 bytes each), while a request that filters thousands of rows down to a few sends a
+     * byte or less per row read.
+     */
+    static final double SENT_BYTES_PER_ROW = 16;
 
     @Override public String id() { return "over-fetch"; }
     @Override public String title() { return "Far more rows read per request than a request uses"; }
@@ -70,6 +78,13 @@ public final class OverFetchRule implements Rule {
                 + n.tag(Fmt.num(topRows), ref) + " rows per request (at most " + n.tag(Fmt.num(t.number(top, "rowsMax")), ref)
                 + " in one result)" + (method == null ? "" : ", read at " + caller);
         if (sev == Severity.OK) return b.summary(what + ": too few per request to matter.").numbers(n.refs()).build();
+        double body = LoadJson.bodyBytesPerResponse(ev.caseFile().dir());
+        if (body >= SENT_BYTES_PER_ROW * topRows) {
+            // The rows go out with the response: a list the request returns, not rows it filters away.
+            return b.severity(Severity.INFO).numbers(n.refs()).summary(what + "; the responses carry them: "
+                    + n.tag(Fmt.kb(body), "load.json") + " a response, " + Fmt.num(body / topRows)
+                    + " bytes per row read, so the rows read are the rows the client gets.").build();
+        }
         String costs = costs(n, cpu, alloc, time, ref);
         String whole = wholeTable(target);
         b.severity(sev).score(Math.max(cost, alloc)).numbers(n.refs())

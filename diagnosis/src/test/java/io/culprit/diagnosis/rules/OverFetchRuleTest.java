@@ -22,6 +22,10 @@ class OverFetchRuleTest {
 
     /** 900 requests; the parcels statement once per request with {@code rowsPerResult} rows; {@code underCaller} of 1,000 CPU samples. */
     private Evidence fetching(String sql, double rowsPerResult, int underCaller, double allocShare) {
+        return builder(sql, rowsPerResult, underCaller, allocShare).evidence();
+    }
+
+    private CaseBuilder builder(String sql, double rowsPerResult, int underCaller, double allocShare) {
         String collapsed = "java.lang.Thread.run;com.acme.lockers.Api.open;" + CALLER.replace(":41", "") + ";" + READ + " " + underCaller + "\n"
                 + "java.lang.Thread.run;com.acme.lockers.Api.open;com.acme.lockers.Render.json " + (1000 - underCaller) + "\n";
         return CaseBuilder.in(dir, 10, 2)
@@ -39,8 +43,7 @@ class OverFetchRuleTest {
                                         CALLER, "com.acme.lockers.Api.open:20")),
                         row("site", "com.acme.lockers.Render.json", "share", 1 - allocShare,
                                 "stack", List.of("com.acme.lockers.Render.json:9", "com.acme.lockers.Api.open:22")))
-                .file("profiles/cpu.collapsed", collapsed)
-                .evidence();
+                .file("profiles/cpu.collapsed", collapsed);
     }
 
     @Test
@@ -61,6 +64,21 @@ class OverFetchRuleTest {
         assertThat(f.severity()).isEqualTo(Severity.INFO);
         assertThat(f.summary()).doesNotContain("WHERE clause");
         assertThat(f.explains()).isEmpty();
+    }
+
+    /** The lab's n-plus-one fixed twin: every listed order's lines in one IN query, all of them in the response. */
+    @Test
+    void rowsTheResponsesCarryAreAListNotAnOverFetch() {
+        Evidence sent = builder("SELECT l.order_id, l.qty FROM order_lines l WHERE l.order_id IN (?, ...)", 500, 620, 0.8)
+                .loadJson("\"summary\":{\"responses\":900,\"body_bytes\":" + 900 * 45_000 + "}").evidence();
+        Finding f = new OverFetchRule().evaluate(sent);
+        assertThat(f.severity()).isEqualTo(Severity.INFO);
+        assertThat(f.summary()).endsWith("; the responses carry them: 43.9 KB a response, 90 bytes per row read, so the rows read are"
+                + " the rows the client gets.");
+        // 2 KB for 20,000 rows: filtered away after the read.
+        Evidence filtered = builder("SELECT id, locker_id, status FROM parcel", 20_412, 620, 0.8)
+                .loadJson("\"summary\":{\"responses\":900,\"body_bytes\":" + 900 * 2_000 + "}").evidence();
+        assertThat(new OverFetchRule().evaluate(filtered).severity()).isEqualTo(Severity.CRITICAL);
     }
 
     @Test

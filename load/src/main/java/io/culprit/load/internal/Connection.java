@@ -3,6 +3,7 @@ package io.culprit.load.internal;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpResponse;
@@ -29,6 +30,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private boolean head;
     private int status;
     private boolean keepAlive;
+    /** The response's body bytes so far (decoded chunks, no headers). */
+    private long bodyBytes;
 
     Connection(Worker worker) {
         this.worker = worker;
@@ -53,6 +56,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         this.measured = measured;
         this.inFlight = true;
         this.status = 0;
+        this.bodyBytes = 0;
         this.sentNanos = System.nanoTime();
         channel.writeAndFlush(requests.bytes(i), channel.voidPromise());
     }
@@ -68,10 +72,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
                 status = r.status().code();
                 keepAlive = HttpUtil.isKeepAlive(r);
             }
+            if (msg instanceof HttpContent content) bodyBytes += content.content().readableBytes();
             if (msg instanceof LastHttpContent && inFlight) {
                 long now = System.nanoTime();
                 inFlight = false;
-                worker.completed(this, status, now, keepAlive);
+                worker.completed(this, status, now, keepAlive, bodyBytes);
             }
         } finally {
             ReferenceCountUtil.release(msg);

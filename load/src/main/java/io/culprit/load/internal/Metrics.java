@@ -26,6 +26,8 @@ final class Metrics {
     final AtomicLong sent = new AtomicLong();
     /** Measured responses under 400 after which the server closed the connection (Connection: close, HTTP/1.0). */
     final AtomicLong closedByServer = new AtomicLong();
+    /** Measured responses' body bytes, as decoded (chunked framing and headers left out). */
+    final AtomicLong bodyBytes = new AtomicLong();
     private final AtomicLongArray byFailure = new AtomicLongArray(Failure.values().length);
     /** Index = status code; 0..599 covers every valid HTTP status. */
     final AtomicLongArray status = new AtomicLongArray(600);
@@ -75,6 +77,10 @@ final class Metrics {
 
     void closedByServer() {
         bump(closedByServer);
+    }
+
+    void body(long bytes) {
+        bodyBytes.lazySet(bodyBytes.get() + bytes);
     }
 
     long failures(Failure kind) {

@@ -164,6 +164,7 @@ final class WindowSampler {
         long httpErrors = 0;
         long sent = 0;
         long closedByServer = 0;
+        long bodyBytes = 0;
         for (Worker w : run.workers()) {
             Metrics m = w.metrics;
             for (Metrics.Failure k : Metrics.Failure.values()) {
@@ -176,6 +177,7 @@ final class WindowSampler {
             httpErrors += m.httpErrors.get();
             sent += m.sent.get();
             closedByServer += m.closedByServer.get();
+            bodyBytes += m.bodyBytes.get();
         }
         Map<String, Long> errors = new LinkedHashMap<>();
         errors.put("connect", byKind[Metrics.Failure.CONNECT.ordinal()]);
@@ -206,7 +208,7 @@ final class WindowSampler {
             perRequest.add(new RequestStats(run.plan.requests().get(i), finished, failed, h));
         }
         return new LoadResult(run.plan, startEpochMs + run.warmupNanos / 1_000_000, measuredNanos,
-                totalLatency.getTotalCount() + failures, failures + httpErrors, sent, unsent, closedByServer, target, errors,
+                totalLatency.getTotalCount() + failures, failures + httpErrors, sent, unsent, closedByServer, bodyBytes, target, errors,
                 statusCounts, totalLatency, totalService, List.copyOf(windows), List.copyOf(perRequest));
     }
 

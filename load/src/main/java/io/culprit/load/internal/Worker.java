@@ -272,9 +272,10 @@ final class Worker {
         }
     }
 
-    void completed(Connection c, int status, long now, boolean keepAlive) {
+    void completed(Connection c, int status, long now, boolean keepAlive, long bodyBytes) {
         if (c.measured) {
             metrics.response(c.requestIndex, status, now - c.intendedNanos, now - c.sentNanos);
+            metrics.body(bodyBytes);
         }
         finished();
         if (!keepAlive) {
