@@ -66,7 +66,7 @@ public final class ChattyCallsRule implements Rule {
         String caller = Evidence.text(t, top, "caller");
         String path = Evidence.text(t, top, "callPath");
         List<String> frames = Evidence.callFrames(t, top);
-        int helper = sharedHelper(t, top);
+        int helper = sharedHelper(t, top, frames);
         String through = "";
         if (helper > 0) {
             // The helper is every statement's call site: this statement's own starts past it.
@@ -132,7 +132,10 @@ public final class ChattyCallsRule implements Rule {
      * into such a helper, which culprit named as the call site of every statement.
      */
     static int sharedHelper(Table t, int row) {
-        List<String> mine = Evidence.callFrames(t, row);
+        return sharedHelper(t, row, Evidence.callFrames(t, row));
+    }
+
+    private static int sharedHelper(Table t, int row, List<String> mine) {
         int best = 0;
         for (int j = 0; j < t.rows().size(); j++) {
             if (j == row) continue;

@@ -42,11 +42,16 @@ final class IdentityCacheKeys {
         this.method = t.text(row, "method");
         this.key = t.text(row, "key");
         this.perRequest = t.number(row, "perRequest");
-        this.newShare = t.number(row, "newKeys") / t.number(row, "calls");
+        this.newShare = newShare(t, row);
         String cache = t.text(row, "cache");
         this.library = "caffeine".equals(cache) || "guava".equals(cache) ? cache : null;
         this.callShare = callShare;
         this.cpuShare = cpuShare;
+    }
+
+    /** Row {@code row}'s share of calls with a new key object; NaN without {@code newKeys}. */
+    private static double newShare(Table t, int row) {
+        return t.number(row, "newKeys") / t.number(row, "calls");
     }
 
     /** The cached method, or the library's caller, without its line. */
@@ -67,8 +72,7 @@ final class IdentityCacheKeys {
         for (int i = 0; i < t.rows().size(); i++) {
             if (!"identity".equals(t.text(i, "keyEquality")) || t.text(i, "method") == null
                     || !(t.number(i, "perRequest") >= MIN_PER_REQUEST)) continue;
-            double fresh = t.number(i, "newKeys") / t.number(i, "calls");
-            if (fresh < MIN_NEW) continue;
+            if (newShare(t, i) < MIN_NEW) continue;
             if (best < 0 || t.number(i, "calls") > t.number(best, "calls")) best = i;
         }
         if (best < 0) return Optional.empty();
