@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -32,7 +33,8 @@ import picocli.CommandLine.Parameters;
 /**
  * The newcomer's first command: starts a lab scenario on the embedded database, diagnoses it
  * live under bounded load on 127.0.0.1, prints the verdict next to the scenario's ground truth,
- * and stops the lab.
+ * and stops the lab. Several scenarios (or {@code --all}) run back to back, on one lab process
+ * wherever their JVM flags allow a switch, and end with a {@link DemoScorecard}.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Starts a lab scenario on the embedded database, diagnoses it under load, prints the verdict.",
@@ -41,11 +43,16 @@ import picocli.CommandLine.Parameters;
                 "  culprit demo gc-pool-starvation",
                 "  culprit demo gc-pool-starvation --fixed   # the twin with the cause removed",
                 "  culprit demo timer-lock --twins    # the fault, then its fix, and the diff",
+                "  culprit demo --all --twins         # every scenario and its fix, then a scorecard",
                 "  culprit lab --list                 # every scenario"})
 public final class DemoCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", defaultValue = "converter-rebuild", description = "lab scenario (default: ${DEFAULT-VALUE})")
-    String scenario;
+    @Parameters(arity = "0..*", paramLabel = "SCENARIO", defaultValue = "converter-rebuild",
+            description = "lab scenarios, run in this order (default: ${DEFAULT-VALUE})")
+    List<String> scenarios;
+
+    @Option(names = "--all", description = "every lab scenario, healthy first and the leaks last, then a scorecard")
+    boolean all;
 
     @Option(names = "--fixed", description = "run the scenario's fixed twin")
     boolean fixed;
@@ -70,8 +77,9 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        List<GroundTruth> truths;
         try {
-            LabJar.locate().scenario(scenario);  // a bad name is one line, before anything starts
+            truths = scenarios();  // a bad name is one line, before anything starts
             if (seconds <= 0) throw new IllegalArgumentException("--duration must be at least 1 second, not " + seconds);
             if (warmupSeconds < 0) throw new IllegalArgumentException("--warmup must not be negative, not " + warmupSeconds);
             if (twins && fixed) throw new IllegalArgumentException("--twins runs both twins: drop --fixed");
@@ -79,36 +87,68 @@ public final class DemoCommand implements Callable<Integer> {
             System.err.println("culprit demo: " + e.getMessage());
             return 2;
         }
-        List<Boolean> runs = twins ? List.of(false, true) : List.of(fixed);
+        boolean headed = twins || truths.size() > 1;
         List<Run> done = new ArrayList<>();
         LabProcess lab = null;
         try {
-            for (boolean f : runs) {
-                if (lab != null && lab.fixed() != f && lab.canSwitch()) {
-                    System.err.println("culprit demo: switching the lab to the " + (f ? "fixed" : "faulty") + " twin");
-                    lab.switchTo(f);
-                } else if (lab == null || lab.fixed() != f) {
-                    if (lab != null) stop(lab, done.get(done.size() - 1).cf.dir());
-                    lab = start(f);
+            for (GroundTruth truth : truths) {
+                Run faulty = null;
+                for (boolean f : twinsOf(truth)) {
+                    lab = labFor(lab, truth, f, done);
+                    Run run = diagnose(lab, headed);
+                    done.add(run);
+                    if (faulty == null) faulty = run;
+                    else diff(faulty, run);
                 }
-                done.add(diagnose(lab));
             }
         } finally {
             if (lab != null) stop(lab, done.isEmpty() ? null : done.get(done.size() - 1).cf.dir());
         }
-        if (twins) {
-            Run before = done.get(0), after = done.get(1);
-            System.out.println();
-            System.out.print(DiffRenderer.text(CaseDiff.of(before.cf, before.result.findings(), after.cf, after.result.findings())));
-        }
+        if (truths.size() > 1) System.out.print(DemoScorecard.render(done));
         return 0;
     }
 
-    /** One diagnosis and what it wrote. */
-    private record Run(CaseFile cf, Diagnosis.Result result) {
+    /** The scenarios named, or every one with {@code --all}; each checked against the lab's index. */
+    private List<GroundTruth> scenarios() {
+        LabJar jar = LabJar.locate();
+        if (all && !List.of("converter-rebuild").equals(scenarios)) {
+            throw new IllegalArgumentException("--all runs every scenario: drop the names");
+        }
+        List<GroundTruth> out = new ArrayList<>();
+        for (String name : all ? jar.scenarioNames() : scenarios) out.add(jar.scenario(name));
+        // A leak runs on a lab of its own (LabProcess.canServe): last, so that the others share one.
+        if (all) out.sort(Comparator.comparing(t -> "heap-leak".equals(t.category())));
+        return out;
     }
 
-    private LabProcess start(boolean fixedTwin) {
+    /** The twins to run: healthy has no fault, so no fixed twin to compare with. */
+    private List<Boolean> twinsOf(GroundTruth truth) {
+        if (!twins) return List.of(fixed);
+        return "none".equals(truth.category()) ? List.of(false) : List.of(false, true);
+    }
+
+    /** The running lab, switched to this twin when it can serve it (as a redeploy), else a new one. */
+    private LabProcess labFor(LabProcess lab, GroundTruth truth, boolean fixedTwin, List<Run> done) {
+        if (lab != null && lab.scenario().equals(truth) && lab.fixed() == fixedTwin) return lab;
+        if (lab != null && lab.canServe(truth, fixedTwin)) {
+            System.err.println("culprit demo: switching the lab to " + truth.name() + (fixedTwin ? " (fixed twin)" : ""));
+            lab.switchTo(truth, fixedTwin);
+            return lab;
+        }
+        if (lab != null) stop(lab, done.get(done.size() - 1).cf.dir());
+        return start(truth.name(), fixedTwin);
+    }
+
+    private static void diff(Run before, Run after) {
+        System.out.println();
+        System.out.print(DiffRenderer.text(CaseDiff.of(before.cf, before.result.findings(), after.cf, after.result.findings())));
+    }
+
+    /** One diagnosis, of which scenario and twin, and what it wrote. */
+    record Run(GroundTruth truth, boolean fixed, CaseFile cf, Diagnosis.Result result) {
+    }
+
+    private static LabProcess start(String scenario, boolean fixedTwin) {
         System.err.println("culprit demo: starting lab scenario '" + scenario + "'" + (fixedTwin ? " (fixed)" : "") + " on the embedded database");
         long t0 = System.nanoTime();
         LabProcess lab = LabProcess.start(scenario, fixedTwin, "h2", 0);
@@ -116,12 +156,12 @@ public final class DemoCommand implements Callable<Integer> {
         return lab;
     }
 
-    private Run diagnose(LabProcess lab) throws Exception {
+    private Run diagnose(LabProcess lab, boolean headed) throws Exception {
         GroundTruth truth = lab.scenario();
         boolean fixedTwin = lab.fixed();
         CaseFile cf = new LiveDiagnosis(System.err).run(plan(lab, truth));
         Diagnosis.Result result = Diagnosis.runAndWrite(cf);
-        if (twins) System.out.println("== " + truth.name() + (fixedTwin ? " (fixed twin)" : "") + " ==");
+        if (headed) System.out.println("== " + truth.name() + (fixedTwin ? " (fixed twin)" : "") + " ==");
         System.out.print(VerdictRenderer.render(result));
         System.out.println();
         System.out.println("Ground truth (" + truth.name() + (fixedTwin ? ", fixed twin" : "") + "): " + truth.title());
@@ -129,7 +169,7 @@ public final class DemoCommand implements Callable<Integer> {
         System.out.println("Verdict: " + result.top().map(Finding::id).orElse("no problem found"));
         System.out.println("Case file: " + cf.dir());
         System.out.println("Report:    " + HtmlReport.write(cf));
-        return new Run(cf, result);
+        return new Run(truth, fixedTwin, cf, result);
     }
 
     /** Stops the lab and keeps its output with the last case it served (none when a start failed). */
@@ -175,9 +215,9 @@ public final class DemoCommand implements Callable<Integer> {
         p.duration = Duration.ofSeconds(seconds);
         p.warmup = Duration.ofSeconds(warmupSeconds);
         p.probes = !noProbes;
-        p.caseDir = Path.of("culprit-cases", "demo-" + scenario + (fixed ? "-fixed" : "") + "-"
+        p.caseDir = Path.of("culprit-cases", "demo-" + truth.name() + (fixed ? "-fixed" : "") + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        p.commandLine = "culprit demo " + scenario + (fixed ? " --fixed" : "");
+        p.commandLine = "culprit demo " + truth.name() + (fixed ? " --fixed" : "");
         return p;
     }
 }

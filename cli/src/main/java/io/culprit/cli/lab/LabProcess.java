@@ -26,7 +26,9 @@ public final class LabProcess implements AutoCloseable {
     private volatile int port;
     /** Where a lab started on port 0 writes the port it bound; null when the port was given. */
     private final Path portFile;
-    private final GroundTruth scenario;
+    /** The flags the JVM was started with: what another scenario must share to be served by it. */
+    private final List<String> jvmArgs;
+    private volatile GroundTruth scenario;
     private volatile boolean fixed;
     private Path log;
 
@@ -34,6 +36,7 @@ public final class LabProcess implements AutoCloseable {
         this.process = process;
         this.port = port;
         this.portFile = portFile;
+        this.jvmArgs = scenario.jvmArgs(fixed);
         this.scenario = scenario;
         this.fixed = fixed;
     }
@@ -200,36 +203,47 @@ public final class LabProcess implements AutoCloseable {
     }
 
     /**
-     * Whether this process can serve the other twin without a restart: it can when both twins
-     * run with the same JVM flags (gc-pool-starvation's differ: the fix is the heap size), and the
-     * fault leaves nothing in the heap that outlives a switch. A leak's fixed twin starts apart, as
-     * its real redeploy would: in the same JVM the collector was still clearing receipt-leak's
-     * released archive during the fixed twin's 8 s, and heap-leak read a rising floor (one CI run in
-     * four, session 32).
+     * Whether this process can serve {@code next}'s twin without a restart, as a redeploy would:
+     * it can when that twin runs with the flags this JVM started with (gc-pool-starvation's twins
+     * differ: the fix is the heap size), and no leak is involved. A leak's heap must not outlive a
+     * switch nor be inherited: in the same JVM the collector was still clearing receipt-leak's
+     * released archive during the fixed twin's 8 s, and heap-leak read a rising floor (one CI run
+     * in four, session 32). So a leak scenario starts on a lab of its own and leaves it behind.
      */
-    public boolean canSwitch() {
-        return scenario.jvmArgs(true).equals(scenario.jvmArgs(false)) && !"heap-leak".equals(scenario.category());
+    public boolean canServe(GroundTruth next, boolean fixedTwin) {
+        return jvmArgs.equals(next.jvmArgs(fixedTwin)) && !leaks(scenario) && !leaks(next);
     }
 
-    /** Flips the running lab to the faulty or the fixed twin (POST /lab/mode), as a redeploy of the fix would. */
-    public void switchTo(boolean fixed) {
-        if (!canSwitch()) throw new IllegalStateException(scenario.name() + "'s twins cannot share a JVM: start the other twin");
+    private static boolean leaks(GroundTruth s) {
+        return "heap-leak".equals(s.category());
+    }
+
+    /**
+     * Switches the running lab to {@code next}'s faulty or fixed twin (POST /lab/mode), as a
+     * redeploy would; only where {@link #canServe} says so.
+     */
+    public void switchTo(GroundTruth next, boolean fixedTwin) {
+        if (!canServe(next, fixedTwin)) {
+            throw new IllegalStateException(next.name() + (fixedTwin ? "'s fixed twin" : "") + " cannot share this lab's JVM: start a new one");
+        }
+        String twin = fixedTwin ? "fixed" : "faulty";
         try {
-            HttpURLConnection c = (HttpURLConnection) URI.create(baseUrl() + "/lab/mode?scenario=" + scenario.name() + "&fixed=" + fixed)
+            HttpURLConnection c = (HttpURLConnection) URI.create(baseUrl() + "/lab/mode?scenario=" + next.name() + "&fixed=" + fixedTwin)
                     .toURL().openConnection();
             c.setRequestMethod("POST");
             c.setConnectTimeout(2_000);
             c.setReadTimeout(10_000);
             try {
                 int code = c.getResponseCode();
-                if (code != 200) throw new IllegalStateException("the lab refused to switch to the " + (fixed ? "fixed" : "faulty") + " twin: HTTP " + code);
+                if (code != 200) throw new IllegalStateException("the lab refused to switch to " + next.name() + " (" + twin + "): HTTP " + code);
             } finally {
                 c.disconnect();
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot switch the lab's twin: " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot switch the lab to " + next.name() + " (" + twin + "): " + e.getMessage(), e);
         }
-        this.fixed = fixed;
+        this.scenario = next;
+        this.fixed = fixedTwin;
     }
 
     /** The file holding the child's output, or null when it was forwarded elsewhere. */
