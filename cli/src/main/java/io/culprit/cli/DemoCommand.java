@@ -51,7 +51,7 @@ public final class DemoCommand implements Callable<Integer> {
             description = "lab scenarios, run in this order (default: ${DEFAULT-VALUE})")
     List<String> scenarios;
 
-    @Option(names = "--all", description = "every lab scenario, healthy first and the leaks last, then a scorecard")
+    @Option(names = "--all", description = "every lab scenario (healthy first, those sharing its JVM flags on its lab, leaks last), then a scorecard")
     boolean all;
 
     @Option(names = "--fixed", description = "run the scenario's fixed twin")
@@ -116,8 +116,14 @@ public final class DemoCommand implements Callable<Integer> {
         }
         List<GroundTruth> out = new ArrayList<>();
         for (String name : all ? jar.scenarioNames() : scenarios) out.add(jar.scenario(name));
-        // A leak runs on a lab of its own (LabProcess.canServe): last, so that the others share one.
-        if (all) out.sort(Comparator.comparing(t -> "heap-leak".equals(t.category())));
+        // First every scenario whose twins run with the first one's JVM flags, all on one lab; then
+        // those needing other flags (gc-pool-starvation's heap sizes); a leak last, on labs of its
+        // own (LabProcess.canServe).
+        if (all) {
+            List<String> shared = out.get(0).jvmArgs(false);
+            out.sort(Comparator.comparingInt(t -> "heap-leak".equals(t.category()) ? 2
+                    : t.jvmArgs(false).equals(shared) && t.jvmArgs(true).equals(shared) ? 0 : 1));
+        }
         return out;
     }
 

@@ -33,9 +33,17 @@ public class LabController {
         return Map.of("scenario", mode.scenario().slug(), "fixed", mode.fixed(), "pid", ProcessHandle.current().pid());
     }
 
+    /**
+     * Switches the fault, as a redeploy would, and collects the heap in full: a redeploy starts a fresh
+     * heap, and a switch does not. Each culprit attach loads ~2,500 classes of its own that become
+     * garbage at detach, and only a full collection or a concurrent cycle's remark unloads them; left
+     * to the remark, fifteen attaches' worth took 284 ms in one pause of the next scenario's run
+     * (docs/LAB.md).
+     */
     @PostMapping("/lab/mode")
     public Map<String, Object> mode(@RequestParam String scenario, @RequestParam(defaultValue = "false") boolean fixed) {
         mode.set(Scenario.of(scenario), fixed);
+        System.gc();
         return mode();
     }
 

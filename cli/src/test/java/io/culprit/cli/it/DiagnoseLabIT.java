@@ -117,6 +117,9 @@ class DiagnoseLabIT {
                     + java.util.regex.Pattern.quote(firstFixed) + "\\b");
         }
         String healthy = lines(section(r, "healthy"), "Verdict: ").get(0);
+        // One lab for healthy and every scenario sharing its JVM flags; gc-pool-starvation's twins and
+        // receipt-leak's (a leak) two each: 5 lab starts for the 25 runs.
+        assertThat(r.err.lines().filter(l -> l.startsWith("culprit demo: starting lab scenario"))).as(r.err).hasSize(5);
         assertThat(card).containsPattern("(?m)^healthy +" + java.util.regex.Pattern.quote(healthy) + "\\b.* - +\\(not run\\)$");
     }
 
