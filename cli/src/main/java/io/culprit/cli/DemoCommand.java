@@ -121,7 +121,7 @@ public final class DemoCommand implements Callable<Integer> {
         // own (LabProcess.canServe).
         if (all) {
             List<String> shared = out.get(0).jvmArgs(false);
-            out.sort(Comparator.comparingInt(t -> "heap-leak".equals(t.category()) ? 2
+            out.sort(Comparator.comparingInt(t -> LabProcess.leaks(t) ? 2
                     : t.jvmArgs(false).equals(shared) && t.jvmArgs(true).equals(shared) ? 0 : 1));
         }
         return out;

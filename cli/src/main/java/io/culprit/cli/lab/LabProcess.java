@@ -214,7 +214,8 @@ public final class LabProcess implements AutoCloseable {
         return jvmArgs.equals(next.jvmArgs(fixedTwin)) && !leaks(scenario) && !leaks(next);
     }
 
-    private static boolean leaks(GroundTruth s) {
+    /** A leak scenario: its heap must neither outlive a switch nor be inherited (see {@link #canServe}). */
+    public static boolean leaks(GroundTruth s) {
         return "heap-leak".equals(s.category());
     }
 
