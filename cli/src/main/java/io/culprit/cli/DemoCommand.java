@@ -1,6 +1,7 @@
 package io.culprit.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.culprit.cli.agent.AgentClient;
 import io.culprit.cli.diagnose.LiveDiagnosis;
 import io.culprit.cli.lab.GroundTruth;
 import io.culprit.cli.lab.LabJar;
@@ -74,6 +75,15 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--twins", description = "run the scenario, then its fixed twin (on the same lab when their JVM flags match), and diff the two")
     boolean twins;
+
+    /**
+     * The lab whose JVM holds an agent this demo attached for all of that lab's runs, or null. A run
+     * of several diagnoses keeps one agent per lab, as a user running diagnose after diagnose on a
+     * service with {@code culprit attach} would: each attach loaded some 2,500 classes of culprit's
+     * into the lab (about a second of CPU, and garbage that a later remark pause unloads), and
+     * each detach threw them away again. Each diagnose still weaves, records and unweaves afresh.
+     */
+    private LabProcess attached;
 
     @Override
     public Integer call() throws Exception {
@@ -165,6 +175,12 @@ public final class DemoCommand implements Callable<Integer> {
     private Run diagnose(LabProcess lab, boolean headed) throws Exception {
         GroundTruth truth = lab.scenario();
         boolean fixedTwin = lab.fixed();
+        if (headed && attached != lab) {
+            long t0 = System.nanoTime();
+            AgentClient.connect(lab.pid());
+            attached = lab;
+            System.err.printf("culprit demo: agent attached in %d ms, kept for this lab's runs%n", (System.nanoTime() - t0) / 1_000_000);
+        }
         CaseFile cf = new LiveDiagnosis(System.err).run(plan(lab, truth));
         Diagnosis.Result result = Diagnosis.runAndWrite(cf);
         if (headed) System.out.println("== " + truth.name() + (fixedTwin ? " (fixed twin)" : "") + " ==");
@@ -179,7 +195,12 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** Stops the lab and keeps its output with the last case it served (none when a start failed). */
-    private static void stop(LabProcess lab, Path caseDir) {
+    private void stop(LabProcess lab, Path caseDir) {
+        if (attached == lab) {
+            attached = null;
+            int code = AgentClient.connect(lab.pid()).run("stop", true, 120, f -> { });
+            System.err.println("culprit demo: " + (code == 0 ? "agent detached" : "the agent did not stop (exit code " + code + ")"));
+        }
         Path labLog = lab.log();
         lab.close();
         if (caseDir != null) keepWithCase(labLog, caseDir);
