@@ -78,6 +78,7 @@ final class CallSite {
         ProxyBypass.Scan bypass = new ProxyBypass.Scan();
         String[] catalog = {null, null};  // {the metadata frame, the frame just inside the application's}
         List<String> deep = new ArrayList<>(STACK);
+        String[] routed = {null};  // the innermost route engine's frame, in case no application frame is above it
         List<String> app = WALKER.walk(frames -> {
             List<String> out = new ArrayList<>(PATH);
             String lastClass = null, inner = null;
@@ -87,6 +88,7 @@ final class CallSite {
                 if (SCHEDULERS.contains(c)) scheduled[0] = true;
                 if (REQUEST_ENTRIES.contains(c)) scheduled[1] = true;
                 boolean skipped = skipped(c);
+                if (routed[0] == null && out.isEmpty() && routeEngine(c)) routed[0] = frame(f);
                 bypass.accept(f, skipped);
                 if (out.isEmpty() && committing[0] == 0 && c.equals(TX_ASPECT) && f.getMethodName().equals("commitTransactionAfterReturning")) {
                     committing[0] = 1;
@@ -125,6 +127,7 @@ final class CallSite {
         });
         boolean background = scheduled[0] && !scheduled[1];
         String via = catalog[0] == null ? null : catalog[1] != null ? catalog[1] : catalog[0];
+        if (app.isEmpty() && routed[0] != null) return new CallSite(routed[0], routed[0], null, background, bypass.result(), via);
         if (app.isEmpty()) return new CallSite(UNKNOWN.caller, UNKNOWN.path, null, background, bypass.result(), via);
         return new CallSite(app.get(0), String.join(" ← ", app), deep.size() > app.size() ? String.join(" ← ", deep) : null,
                 background, bypass.result(), via);
@@ -194,7 +197,19 @@ final class CallSite {
                 || className.startsWith("sun.") || className.startsWith("com.sun.")
                 || className.startsWith("io.culprit.agent.") || className.startsWith("io.culprit.bootstrap.")
                 || className.startsWith("io.culprit.jfr.") || ClientLibraries.isClient(className) || server(className)
-                || generated(className);
+                || routeEngine(className) || generated(className);
+    }
+
+    /**
+     * An integration framework's route engine (Apache Camel): a route's {@code to("sql:…")} inside a
+     * split runs in the framework's producers and processors, whose frames would name every call
+     * its routes make (a blind Camel service's N+1 read {@code SqlProducer$1.doInPreparedStatement}).
+     * The application frame above them, the code that sent the message into the route, is the call
+     * site; when none is (a route fed by a timer or Camel's own HTTP consumer), the route engine's
+     * innermost frame still is.
+     */
+    private static boolean routeEngine(String className) {
+        return className.startsWith("org.apache.camel.");
     }
 
     /**

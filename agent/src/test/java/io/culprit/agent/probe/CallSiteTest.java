@@ -13,6 +13,35 @@ import org.junit.jupiter.api.Test;
 class CallSiteTest {
 
     @Test
+    void aCallInsideACamelRouteIsPlacedAtTheApplicationCodeThatSentTheMessageOrElseAtTheRoute() throws Exception {
+        try (org.apache.camel.CamelContext camel = new org.apache.camel.impl.DefaultCamelContext()) {
+            java.util.List<CallSite> sites = new java.util.concurrent.CopyOnWriteArrayList<>();
+            camel.addRoutes(new org.apache.camel.builder.RouteBuilder() {
+                @Override
+                public void configure() {
+                    // A split whose every part makes the "call": the shape of a route's to("sql:…") per element.
+                    from("direct:site").split(body()).process(e -> sites.add(CallSite.here())).end();
+                }
+            });
+            camel.start();
+            org.apache.camel.ProducerTemplate template = camel.createProducerTemplate();
+            acme.QuoteDesk.quote(template, "direct:site", java.util.List.of("x"));
+            assertThat(sites).hasSize(1);
+            assertThat(sites.get(0).caller).as("the application frame above the route").startsWith("acme.QuoteDesk.quote:");
+            // Sent from a thread with no application frame on it (as a timer or Camel's own consumer would): the
+            // route engine's innermost frame.
+            java.util.concurrent.ExecutorService plain = Executors.newSingleThreadExecutor();
+            try {
+                plain.submit(() -> template.requestBody("direct:site", java.util.List.of("y"))).get(10, TimeUnit.SECONDS);
+            } finally {
+                plain.shutdownNow();
+            }
+            assertThat(sites).hasSize(2);
+            assertThat(sites.get(1).caller).startsWith("org.apache.camel.");
+        }
+    }
+
+    @Test
     void aCallFromAScheduledTaskIsBackgroundAndOneFromAPlainThreadIsNot() throws Exception {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         Timer timer = new Timer(true);

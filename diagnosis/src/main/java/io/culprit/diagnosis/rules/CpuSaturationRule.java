@@ -25,7 +25,9 @@ public final class CpuSaturationRule implements Rule {
     /** A CPU consumer that burns a tenth of the machine is a credible cause of its saturation. */
     public static final double EXPLAINS_SHARE = 0.10;
 
-    @Override public String id() { return "cpu-saturation"; }
+    static final String ID = "cpu-saturation";
+
+    @Override public String id() { return ID; }
     @Override public String title() { return "CPU saturated"; }
 
     /**
@@ -103,7 +105,8 @@ public final class CpuSaturationRule implements Rule {
                 .culprit(hot == null ? null : hot[0])
                 .summary("machine CPU " + p90 + (hot == null ? "" : "; hottest frame " + hot[0] + " (" + n.tag(hot[1], hot[2]) + " self)") + ".")
                 .numbers(n.refs())
-                .explains("slow-calls").explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
+                // A statement an embedded database runs in this JVM is CPU of its own, not a call the busy cores slowed.
+                .explains(InProcessDatabase.cpuShare(ev, null) >= EXPLAINS_SHARE ? "tail-latency" : "slow-calls").explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .explanation("With every core busy, threads queue for CPU: all work, including time measured around"
                         + " remote calls, stretches. Find what burns the CPU before tuning anything else.")
                 .fix("Remove the CPU consumer the chain names; if none, profile: the flame graph's widest frames.")

@@ -21,6 +21,11 @@ final class LargeReplies {
     static final double MB_PER_CALL = 0.25;
     /** And its decoding is most of the service's allocation. */
     static final double MIN_SHARE = 0.3;
+    /**
+     * An embedded engine that allocates this much per row it returns is reading rows it does not
+     * return (a row of a quarter megabyte is a document's BLOB, rare; the blind lookup read 8.6 MB per row).
+     */
+    static final double SCAN_MB_PER_ROW = 0.25;
 
     private static final String[] REDIS = {"io.lettuce.", "redis.clients.jedis.", "org.springframework.data.redis.", "org.redisson."};
     private static final String[] SQL = {"org.postgresql.", "com.mysql.", "org.mariadb.", "org.h2.", "oracle.jdbc.",
@@ -35,6 +40,15 @@ final class LargeReplies {
      * X)", or "" when the allocation does not say so.
      */
     static String clause(Evidence ev, String kind, double calls, Numbers n) {
+        return clause(ev, kind, calls, Double.NaN, n);
+    }
+
+    /**
+     * As {@link #clause(Evidence, String, double, Numbers)}, with the rows the calls' results gave
+     * (NaN when not counted): an embedded database whose allocation is its own reading of
+     * {@link #SCAN_MB_PER_ROW} or more per row returned is scanning, not replying ({@link InProcessDatabase}).
+     */
+    static String clause(Evidence ev, String kind, double calls, double rows, Numbers n) {
         Table sites = ev.rows("alloc-sites").orElse(null);
         String[] client = clientOf(kind);
         if (sites == null || client == null || !(calls > 0)) return "";
@@ -51,6 +65,8 @@ final class LargeReplies {
         }
         double perCall = mb / calls;
         if (top < 0 || perCall < MB_PER_CALL || mb < MIN_SHARE * total) return "";
+        if ("sql".equalsIgnoreCase(kind) && mb / Math.max(1, rows) >= SCAN_MB_PER_ROW
+                && InProcessDatabase.executes(Evidence.stack(sites, top, "stack"))) return "";
         String ref = "tables/alloc-sites#" + top;
         return "; each reply is large: " + n.tag(Fmt.num(perCall) + " MB", ref) + " allocated per call decoding it ("
                 + n.tag(Fmt.pct(mb / total), "tables/alloc-sites") + " of all allocation, the most at "

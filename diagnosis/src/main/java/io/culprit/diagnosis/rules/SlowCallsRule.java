@@ -92,6 +92,7 @@ public final class SlowCallsRule implements Rule {
         Reply reply = Reply.of(ev, t, top, n);
         String herd = Stampede.clause(ev, t, top, n);
         List<String> joins = "sql".equalsIgnoreCase(kind) ? CallShape.collectionJoins(target) : null;
+        String inProcess = inProcess(ev, t, top, n);
         // A Redis command whose cost is its own shape (KEYS walks the keyspace, HGETALL the whole hash) makes
         // the large reply too: its fix comes first (a blind service's KEYS per request read "keep values small").
         String redisShape = "redis".equalsIgnoreCase(kind) ? CallShape.fix(ev, kind, target) : null;
@@ -100,12 +101,14 @@ public final class SlowCallsRule implements Rule {
                         + n.tag(Fmt.pct(slowShare), "tables/calls") + " of request time; worst: "
                         + kind + " " + quote(target) + " P99 " + n.tag(Fmt.ms(t.number(top, "p99Ms")), "tables/calls#" + top) + " (threshold "
                         + Fmt.ms(threshold(kind)) + "), " + n.tag(Fmt.num(t.number(top, "count")), "tables/calls#" + top) + " calls, "
-                        + n.tag(Fmt.pct(share), "tables/calls#" + top) + " of request time" + calledFrom(t, top) + collectionJoins(joins) + reply.clause() + herd + ".")
+                        + n.tag(Fmt.pct(share), "tables/calls#" + top) + " of request time" + calledFrom(t, top) + collectionJoins(joins) + reply.clause() + herd + inProcess + ".")
                 .numbers(n.refs())
                 .explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
-                .explains("thread-oversubscription")
-                .explanation("Request threads wait on this dependency; throughput is capped at threads ÷ call time."
-                        + " If the process is CPU-saturated, call times include client-side CPU wait: fix that first.")
+                .explains("thread-oversubscription").explains(inProcess.isEmpty() ? "pool-starvation" : CpuSaturationRule.ID)
+                .explanation(inProcess.isEmpty() ? "Request threads wait on this dependency; throughput is capped at threads ÷ call time."
+                        + " If the process is CPU-saturated, call times include client-side CPU wait: fix that first."
+                        : "The embedded database executes the statement on the request threads' own CPU: its time is the"
+                        + " work that keeps the cores busy, and throughput is capped at cores ÷ its CPU time per call.")
                 .fix(!herd.isEmpty() ? Stampede.FIX : joins != null ? CallShape.COLLECTION_JOINS_FIX : redisShape != null ? redisShape
                         : reply.fix() != null ? reply.fix()
                         : or(CallShape.numberOnText(target, Evidence.text(t, top, "binds"), ev.database()), CallShape.fix(ev, kind, target),
@@ -124,7 +127,7 @@ public final class SlowCallsRule implements Rule {
     private record Reply(String clause, String fix) {
         static Reply of(Evidence ev, Table t, int row, Numbers n) {
             String kind = t.text(row, "kind");
-            String large = LargeReplies.clause(ev, kind, t.number(row, "count"), n);
+            String large = LargeReplies.clause(ev, kind, t.number(row, "count"), rowsRead(t, row), n);
             if (!large.isEmpty() && LargeReplies.orderedUnbounded(kind, t.text(row, "target"))) {
                 return new Reply(large + LargeReplies.ORDERED_CLAUSE, LargeReplies.ORDERED_FIX);
             }
@@ -184,9 +187,14 @@ public final class SlowCallsRule implements Rule {
             double share = t.number(i, "shareOfRequestTime");
             if (!(share >= SHARE_LARGE_REPLIES) || background(t, i)) continue;
             if (top >= 0 && share <= t.number(top, "shareOfRequestTime")) continue;
-            if (!LargeReplies.clause(ev, t.text(i, "kind"), t.number(i, "count"), new Numbers()).isEmpty()) top = i;
+            if (!LargeReplies.clause(ev, t.text(i, "kind"), t.number(i, "count"), rowsRead(t, i), new Numbers()).isEmpty()) top = i;
         }
         return top;
+    }
+
+    /** The rows a call's results gave in all, NaN when they were not counted. */
+    private static double rowsRead(Table t, int row) {
+        return t.number(row, "resultSets") > 0 ? t.number(row, "rows") : Double.NaN;
     }
 
     /** A little under {@link #SHARE_DOMINANT}: the connection waits are counted from the pool's own series, not the call's. */
@@ -203,15 +211,17 @@ public final class SlowCallsRule implements Rule {
         double share = t.number(row, "shareOfRequestTime");
         Reply reply = Reply.of(ev, t, row, n);
         List<String> joins = "sql".equalsIgnoreCase(kind) ? CallShape.collectionJoins(target) : null;
+        String inProcess = inProcess(ev, t, row, n);
         return finding(Severity.WARN).score(share * 0.5).evidence("tables/calls#" + row).culprit(culprit(t, row))
                 .summary("requests spend " + n.tag(Fmt.pct(share), "tables/calls#" + row) + " of their time in " + kind + " "
                         + quote(target) + " (P99 " + n.tag(Fmt.ms(t.number(row, "p99Ms")), "tables/calls#" + row) + ", under the "
                         + Fmt.ms(threshold(kind)) + " that makes a call slow; " + n.tag(Fmt.num(t.number(row, "count")), "tables/calls#" + row)
                         + " calls" + calledFrom(t, row) + ")" + queueClause(ev, share, n)
                         + (share >= SHARE_CRITICAL ? ": the service is as fast as this dependency" : "")
-                        + collectionJoins(joins) + reply.clause() + ".")
+                        + collectionJoins(joins) + reply.clause() + inProcess + ".")
                 .numbers(n.refs())
                 .explains("tail-latency").explains("thread-oversubscription").explains("pool-starvation").explains("pool-size")
+                .explains(inProcess.isEmpty() ? "pool-starvation" : CpuSaturationRule.ID)
                 .explanation("Each call passes for normal on its own, but the requests do little else: their latency is"
                         + " this dependency's, and each request thread serves at most one request per call time.")
                 .fix(joins != null ? CallShape.COLLECTION_JOINS_FIX : reply.fix() != null ? reply.fix()
@@ -221,6 +231,20 @@ public final class SlowCallsRule implements Rule {
                 .confirm(withDatabase(ev, ev.confirm(traceCommand(t, row, t.number(row, "p99Ms") / 2)), kind, target))
                 .explains(ObjectPoolRule.busyWithOwnCalls(ev, kind) ? "object-pool" : "pool-starvation")
                 .build();
+    }
+
+    /**
+     * "; the database runs inside this JVM (embedded), and executing the statement takes N % of its CPU
+     * samples" when that share makes the statement a CPU consumer of its own ({@link CpuSaturationRule#EXPLAINS_SHARE}),
+     * else "": its time is then this JVM's CPU, which the statement explains rather than suffers.
+     */
+    private static String inProcess(Evidence ev, Table t, int row, Numbers n) {
+        if (!"sql".equalsIgnoreCase(t.text(row, "kind"))) return "";
+        String caller = Evidence.text(t, row, "caller");
+        String method = caller.isEmpty() || caller.startsWith("(") ? null : Frames.stripLine(caller);
+        double share = InProcessDatabase.cpuShare(ev, method);
+        return share >= CpuSaturationRule.EXPLAINS_SHARE ? "; the database runs inside this JVM (embedded), and executing the statement takes "
+                + n.tag(Fmt.pct(share), "profiles/cpu.collapsed") + " of its CPU samples" : "";
     }
 
     /** "; it joins a, b to its main table's id, each a collection of its rows, …", or "" without such joins. */
