@@ -99,7 +99,7 @@ public final class GcPressureRule implements Rule {
         resizing(ev, np).ifPresent(pressure::add);
         Optional<GcTrigger> trigger = GcTrigger.read(ev, np).or(() -> Finalizers.read(ev, np)).or(() -> SoftValues.read(ev, free, np))
                 .or(() -> YoungGenFlag.read(ev, collector, np))
-                .or(() -> GcTrigger.resultSets(ev, np, kbPerRequest(ev)));
+                .or(() -> GcTrigger.resultSets(ev, np, kbPerRequest(ev))).or(() -> GrowingCopies.read(ev, np, kbPerRequest(ev)));
         // What asked for the collections comes first: it is the cause the other lines follow from.
         trigger.ifPresent(tr -> pressure.add(0, tr.summary));
 
