@@ -100,13 +100,14 @@ public final class CpuSaturationRule implements Rule {
                             + " the service at its capacity" + (hot == null ? "" : "; hottest frame " + hot[0] + " (" + n.tag(hot[1], hot[2]) + " self)")
                             + ".").numbers(n.refs()).build();
         }
+        // A statement an embedded database runs in this JVM is CPU of its own, not a call the busy cores slowed.
+        if (!(InProcessDatabase.cpuShare(ev, null) >= EXPLAINS_SHARE)) b.explains("slow-calls");
         return b.severity(busy >= CRITICAL ? Severity.CRITICAL : Severity.WARN)
                 .score(Double.isFinite(jvm) ? jvm : machine.get().mean())
                 .culprit(hot == null ? null : hot[0])
                 .summary("machine CPU " + p90 + (hot == null ? "" : "; hottest frame " + hot[0] + " (" + n.tag(hot[1], hot[2]) + " self)") + ".")
                 .numbers(n.refs())
-                // A statement an embedded database runs in this JVM is CPU of its own, not a call the busy cores slowed.
-                .explains(InProcessDatabase.cpuShare(ev, null) >= EXPLAINS_SHARE ? "tail-latency" : "slow-calls").explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
+                .explains("tail-latency").explains("request-errors").explains("thread-oversubscription")
                 .explanation("With every core busy, threads queue for CPU: all work, including time measured around"
                         + " remote calls, stretches. Find what burns the CPU before tuning anything else.")
                 .fix("Remove the CPU consumer the chain names; if none, profile: the flame graph's widest frames.")

@@ -93,6 +93,7 @@ public final class SlowCallsRule implements Rule {
         String herd = Stampede.clause(ev, t, top, n);
         List<String> joins = "sql".equalsIgnoreCase(kind) ? CallShape.collectionJoins(target) : null;
         String inProcess = inProcess(ev, t, top, n);
+        if (!inProcess.isEmpty()) b.explains(CpuSaturationRule.ID);
         // A Redis command whose cost is its own shape (KEYS walks the keyspace, HGETALL the whole hash) makes
         // the large reply too: its fix comes first (a blind service's KEYS per request read "keep values small").
         String redisShape = "redis".equalsIgnoreCase(kind) ? CallShape.fix(ev, kind, target) : null;
@@ -104,7 +105,7 @@ public final class SlowCallsRule implements Rule {
                         + n.tag(Fmt.pct(share), "tables/calls#" + top) + " of request time" + calledFrom(t, top) + collectionJoins(joins) + reply.clause() + herd + inProcess + ".")
                 .numbers(n.refs())
                 .explains("pool-starvation").explains("pool-size").explains("tail-latency").explains("request-errors")
-                .explains("thread-oversubscription").explains(inProcess.isEmpty() ? "pool-starvation" : CpuSaturationRule.ID)
+                .explains("thread-oversubscription")
                 .explanation(inProcess.isEmpty() ? "Request threads wait on this dependency; throughput is capped at threads ÷ call time."
                         + " If the process is CPU-saturated, call times include client-side CPU wait: fix that first."
                         : "The embedded database executes the statement on the request threads' own CPU: its time is the"
@@ -212,7 +213,9 @@ public final class SlowCallsRule implements Rule {
         Reply reply = Reply.of(ev, t, row, n);
         List<String> joins = "sql".equalsIgnoreCase(kind) ? CallShape.collectionJoins(target) : null;
         String inProcess = inProcess(ev, t, row, n);
-        return finding(Severity.WARN).score(share * 0.5).evidence("tables/calls#" + row).culprit(culprit(t, row))
+        Finding.Builder b = finding(Severity.WARN);
+        if (!inProcess.isEmpty()) b.explains(CpuSaturationRule.ID);
+        return b.score(share * 0.5).evidence("tables/calls#" + row).culprit(culprit(t, row))
                 .summary("requests spend " + n.tag(Fmt.pct(share), "tables/calls#" + row) + " of their time in " + kind + " "
                         + quote(target) + " (P99 " + n.tag(Fmt.ms(t.number(row, "p99Ms")), "tables/calls#" + row) + ", under the "
                         + Fmt.ms(threshold(kind)) + " that makes a call slow; " + n.tag(Fmt.num(t.number(row, "count")), "tables/calls#" + row)
@@ -221,7 +224,6 @@ public final class SlowCallsRule implements Rule {
                         + collectionJoins(joins) + reply.clause() + inProcess + ".")
                 .numbers(n.refs())
                 .explains("tail-latency").explains("thread-oversubscription").explains("pool-starvation").explains("pool-size")
-                .explains(inProcess.isEmpty() ? "pool-starvation" : CpuSaturationRule.ID)
                 .explanation("Each call passes for normal on its own, but the requests do little else: their latency is"
                         + " this dependency's, and each request thread serves at most one request per call time.")
                 .fix(joins != null ? CallShape.COLLECTION_JOINS_FIX : reply.fix() != null ? reply.fix()
